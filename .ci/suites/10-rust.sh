@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Rust: formatting, lints (every feature), and every crate's tests against the in-process sandbox.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo fmt --all -- --check
+cargo clippy --workspace --exclude uniffi-bindgen --all-targets --all-features -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude uniffi-bindgen --no-deps --all-features
+cargo test --workspace --exclude uniffi-bindgen --all-features
