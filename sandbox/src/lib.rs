@@ -1,1 +1,178 @@
-//! placeholder
+//! A stateful simulator of the merchant collection and catalog order service.
+//!
+//! [`Sandbox::start`] runs it in-process on `127.0.0.1` with an ephemeral port, over real HTTP
+//! (or HTTPS with a generated CA); the `storefront-sandbox` binary runs it standalone. Its
+//! seeded data is in [`seed`]; its control endpoints (clock, buyers paying, faults) are
+//! documented in the crate's README.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+mod app;
+pub mod auth;
+pub mod catalog;
+pub mod clock;
+pub mod control;
+pub mod error;
+pub mod extract;
+pub mod faults;
+mod ids;
+pub mod limits;
+pub mod merchant_payments;
+pub mod notifications;
+pub mod requests;
+pub mod seed;
+mod server;
+pub mod state;
+mod workers;
+
+pub use state::Shared;
+
+/// How to start a sandbox.
+#[derive(Debug, Clone)]
+pub struct SandboxOptions {
+    /// Address to listen on (default `127.0.0.1`).
+    pub host: IpAddr,
+    /// Port to listen on; 0 picks a free port (default).
+    pub port: u16,
+    /// Serve HTTPS with a CA and certificate generated at start (default false).
+    pub tls: bool,
+    /// Accept plain-HTTP loopback notification targets (default true). The real service accepts
+    /// only public HTTPS addresses; the sandbox allows loopback so local receivers can be tested.
+    pub allow_loopback_notify: bool,
+}
+
+impl Default for SandboxOptions {
+    fn default() -> Self {
+        SandboxOptions {
+            host: IpAddr::V4(Ipv4Addr::LOCALHOST),
+            port: 0,
+            tls: false,
+            allow_loopback_notify: true,
+        }
+    }
+}
+
+/// A running sandbox. Dropping it stops the server and its background work.
+#[derive(Debug)]
+pub struct Sandbox {
+    shared: Arc<Shared>,
+    address: SocketAddr,
+    ca_pem: Option<String>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Sandbox {
+    /// Starts a sandbox with default options: plain HTTP on 127.0.0.1, ephemeral port.
+    pub async fn start() -> std::io::Result<Sandbox> {
+        Self::start_with(SandboxOptions::default()).await
+    }
+
+    /// Starts a sandbox with the given options on the current tokio runtime.
+    pub async fn start_with(options: SandboxOptions) -> std::io::Result<Sandbox> {
+        let listener = TcpListener::bind(SocketAddr::new(options.host, options.port)).await?;
+        let address = listener.local_addr()?;
+        let tls = if options.tls {
+            Some(server::generate_tls().map_err(std::io::Error::other)?)
+        } else {
+            None
+        };
+        let scheme = if tls.is_some() { "https" } else { "http" };
+        let host = match address.ip() {
+            IpAddr::V6(ip) => format!("[{ip}]"),
+            IpAddr::V4(ip) => ip.to_string(),
+        };
+        let origin = format!("{scheme}://{host}:{}", address.port());
+        let shared = Arc::new(Shared::new(
+            origin,
+            options.allow_loopback_notify,
+            delivery_client()?,
+        ));
+        let app = app::router(shared.clone());
+        let ca_pem = tls.as_ref().map(|t| t.ca_pem.clone());
+        let tasks = vec![
+            tokio::spawn(server::serve(listener, app, tls.map(|t| t.acceptor))),
+            tokio::spawn(workers::run(shared.clone())),
+        ];
+        Ok(Sandbox {
+            shared,
+            address,
+            ca_pem,
+            tasks,
+        })
+    }
+
+    /// Origin the sandbox listens on, e.g. `http://127.0.0.1:41234`.
+    pub fn origin(&self) -> String {
+        self.shared.origin.clone()
+    }
+
+    /// `{base_url}` of the contract: the origin plus the API path prefix.
+    pub fn base_url(&self) -> String {
+        format!("{}{}", self.shared.origin, seed::API_PREFIX)
+    }
+
+    /// `{token_endpoint}` of the contract.
+    pub fn token_endpoint(&self) -> String {
+        format!("{}{}", self.shared.origin, seed::TOKEN_PATH)
+    }
+
+    /// `{userinfo_endpoint}` of the contract.
+    pub fn userinfo_endpoint(&self) -> String {
+        format!("{}{}", self.shared.origin, seed::USERINFO_PATH)
+    }
+
+    /// Base address of the sandbox-only control endpoints.
+    pub fn control_url(&self) -> String {
+        format!("{}{}", self.shared.origin, seed::CONTROL_PREFIX)
+    }
+
+    /// Socket address the sandbox listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// PEM of the generated CA when serving HTTPS.
+    pub fn ca_pem(&self) -> Option<String> {
+        self.ca_pem.clone()
+    }
+
+    /// The sandbox's state, for in-process inspection and control.
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Moves the sandbox clock forward; sweeps and notification retries that became due run.
+    pub fn advance_clock(&self, by: Duration) {
+        self.shared.clock.advance(by.as_secs() as i64);
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+/// HTTP client for notification delivery: 8 s per delivery, redirects never followed, ring TLS.
+fn delivery_client() -> std::io::Result<reqwest::Client> {
+    use rustls_platform_verifier::BuilderVerifierExt;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .and_then(|b| b.with_platform_verifier())
+        .map_err(std::io::Error::other)?
+        .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .timeout(Duration::from_secs(8))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(std::io::Error::other)
+}

@@ -1,1 +1,143 @@
-fn main() {}
+//! `storefront-sandbox`: runs the simulator standalone and prints how to reach it.
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use storefront_sandbox::{Sandbox, SandboxOptions, seed};
+
+const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] [--ready-file PATH]
+
+  --port N           port to listen on (0 = any free port; default 8080)
+  --host ADDR        address to listen on (default 127.0.0.1)
+  --tls              serve HTTPS with a CA generated at start (its PEM is written next to the ready file or to a temp file)
+  --ready-file PATH  once listening, write the endpoints as one JSON object to PATH";
+
+struct Args {
+    options: SandboxOptions,
+    ready_file: Option<PathBuf>,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut options = SandboxOptions {
+        port: 8080,
+        ..SandboxOptions::default()
+    };
+    let mut ready_file = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        match arg.as_str() {
+            "--port" => {
+                options.port = value("--port")?
+                    .parse()
+                    .map_err(|_| "--port takes a number from 0 to 65535".to_string())?
+            }
+            "--host" => {
+                options.host = value("--host")?
+                    .parse::<IpAddr>()
+                    .map_err(|_| "--host takes an IP address".to_string())?
+            }
+            "--tls" => options.tls = true,
+            "--ready-file" => ready_file = Some(PathBuf::from(value("--ready-file")?)),
+            "-h" | "--help" => return Err(USAGE.to_string()),
+            other => return Err(format!("unknown argument {other}\n\n{USAGE}")),
+        }
+    }
+    Ok(Args {
+        options,
+        ready_file,
+    })
+}
+
+#[tokio::main]
+async fn main() {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            std::process::exit(2);
+        }
+    };
+    let sandbox = match Sandbox::start_with(args.options).await {
+        Ok(sandbox) => sandbox,
+        Err(error) => {
+            eprintln!("storefront-sandbox: cannot start: {error}");
+            std::process::exit(1);
+        }
+    };
+    let ca_pem_path = sandbox.ca_pem().map(|pem| {
+        let path = match &args.ready_file {
+            Some(ready) => ready.with_extension("ca.pem"),
+            None => std::env::temp_dir().join(format!(
+                "storefront-sandbox-{}.ca.pem",
+                sandbox.address().port()
+            )),
+        };
+        std::fs::write(&path, pem).expect("the CA file can be written");
+        path
+    });
+    println!("storefront sandbox listening on {}", sandbox.origin());
+    println!("  base_url           {}", sandbox.base_url());
+    println!("  token_endpoint     {}", sandbox.token_endpoint());
+    println!("  userinfo_endpoint  {}", sandbox.userinfo_endpoint());
+    println!("  control_url        {}", sandbox.control_url());
+    if let Some(path) = &ca_pem_path {
+        println!("  CA certificate     {}", path.display());
+    }
+    println!();
+    println!("seeded clients (sandbox-only secrets):");
+    println!(
+        "  {:<22} {}  merchant {} (all scopes)",
+        seed::MERCHANT_CLIENT_ID,
+        seed::MERCHANT_CLIENT_SECRET,
+        seed::MERCHANT_NO
+    );
+    println!(
+        "  {:<22} {}  merchant {} (no merchant_payments scopes)",
+        seed::CATALOG_CLIENT_ID,
+        seed::CATALOG_CLIENT_SECRET,
+        seed::MERCHANT_NO
+    );
+    println!(
+        "  {:<22} {}  merchant {} (second merchant)",
+        seed::OTHER_CLIENT_ID,
+        seed::OTHER_CLIENT_SECRET,
+        seed::OTHER_MERCHANT_NO
+    );
+    println!(
+        "  {:<22} {}  merchant {} (inactive)",
+        seed::INACTIVE_CLIENT_ID,
+        seed::INACTIVE_CLIENT_SECRET,
+        seed::INACTIVE_MERCHANT_NO
+    );
+    println!(
+        "  {:<22} (public client, no secret)",
+        seed::PUBLIC_CLIENT_ID
+    );
+    println!(
+        "seeded users: {}, {}, {} (user tokens: POST {}/users/{{user}}/tokens)",
+        seed::USER_ALICE,
+        seed::USER_BOB,
+        seed::USER_CAROL,
+        sandbox.control_url()
+    );
+    if let Some(path) = args.ready_file {
+        let ready = serde_json::json!({
+            "origin": sandbox.origin(),
+            "base_url": sandbox.base_url(),
+            "token_endpoint": sandbox.token_endpoint(),
+            "userinfo_endpoint": sandbox.userinfo_endpoint(),
+            "control_url": sandbox.control_url(),
+            "ca_pem_path": ca_pem_path.map(|p| p.display().to_string()),
+        });
+        let partial = path.with_extension("partial");
+        let written = std::fs::write(&partial, ready.to_string())
+            .and_then(|()| std::fs::rename(&partial, &path));
+        if let Err(error) = written {
+            eprintln!("storefront-sandbox: cannot write the ready file: {error}");
+            std::process::exit(1);
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+    drop(sandbox);
+}
