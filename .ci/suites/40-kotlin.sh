@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Kotlin (uniffi): the checked-in Kotlin and Swift bindings are not stale, then the Maven suite
+# runs the Kotlin API against the standalone sandbox with the freshly built native library.
+# Needs only Java 17+ and Maven (present on every machine); Maven pulls its dependencies.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+for tool in java mvn; do
+  command -v "$tool" >/dev/null || { echo "40-kotlin: $tool is required (Java 17 + Maven)" >&2; exit 1; }
+done
+
+generated=(
+  bindings/kotlin/src/main/kotlin/dev/storefront/storefront.kt
+  bindings/swift/Sources/Storefront/Storefront.swift
+  bindings/swift/include/StorefrontFFI.h
+  bindings/swift/include/module.modulemap
+)
+
+# Staleness: regenerate from this checkout's sources and require no difference.
+bash .ci/regen-uniffi
+if ! git diff --exit-code --stat -- "${generated[@]}" || [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
+  echo "40-kotlin: generated bindings are stale; run .ci/regen-uniffi and commit the result" >&2
+  git diff -- "${generated[@]}" | head -50 >&2
+  exit 1
+fi
+
+cargo build -q -p storefront-sandbox
+# -ntp: no download progress; the native library is the copy regen-uniffi made of its build.
+mvn -B -ntp -f bindings/kotlin/pom.xml verify \
+  -Dstorefront.native.dir="$PWD/target/uniffi" \
+  -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox"
+# The example must keep compiling against the API (running it needs a sandbox the user starts).
+if [ -f examples/kotlin/pom.xml ]; then
+  mvn -B -ntp -q -f examples/kotlin/pom.xml compile
+fi
