@@ -1,7 +1,73 @@
 //! storefront: typed async SDK for the merchant collection and catalog order service.
+//!
+//! * [`Client`] holds the configuration, one connection pool and the client-credentials token
+//!   cache; it runs merchant-collection calls and profile/product reads.
+//! * [`UserSession`] (from [`Client::user`]) runs calls that need a user-authorized token:
+//!   catalog orders, payment start and status, userinfo.
+//! * [`webhook`] verifies signed status notifications.
+//! * [`money`] holds the exact amount types; no floating point anywhere.
+//!
+//! ```no_run
+//! # async fn demo() -> storefront::Result<()> {
+//! use storefront::{Client, Config, CreateMerchantPayment, MinorAmount};
+//! let client = Client::new(Config::new(
+//!     "https://api.example.com/api",
+//!     "https://api.example.com/oauth/token",
+//!     "client-id",
+//!     "client-secret",
+//! ))?;
+//! let request = CreateMerchantPayment::new("order-42", MinorAmount::parse_decimal("12.50", 2)?, "USD");
+//! // Persist request.idempotency_key() with the order before sending.
+//! let created = client.create_merchant_payment(&request).await?;
+//! println!("send the buyer to the checkout of {}", created.payment.order_no);
+//! # Ok(()) }
+//! ```
 
 #[cfg(feature = "uniffi")]
 uniffi::setup_scaffolding!();
 
 #[cfg(any(feature = "uniffi", feature = "capi"))]
 mod ffi;
+
+mod auth;
+pub mod catalog;
+mod client;
+pub mod collection;
+mod config;
+mod error;
+pub mod money;
+mod operation;
+mod secret;
+pub mod serde_util;
+mod tls;
+mod transport;
+pub mod webhook;
+
+pub use auth::{GrantedToken, TokenFuture, UserToken, UserTokenProvider};
+pub use catalog::model::{
+    CatalogOrder, CreateOrderRequest, CreatedOrder, MerchantProfile, OrderStatus, PaymentPolicy,
+    PaymentStart, PaymentStatus, PaymentWaitOutcome, Product, ProductPage, ProductQuery,
+};
+pub use catalog::other_ipu::{OtherIpuField, OtherIpuForm};
+pub use client::{Client, UserSession};
+pub use collection::create::{CreateMerchantPayment, generate_idempotency_key};
+pub use collection::model::{
+    ChannelOwner, ChannelProvider, CheckoutUrl, CreatedMerchantPayment, DeliveryAttempt,
+    DeliveryRecord, DeliveryStatus, ListMerchantPaymentsQuery, MerchantPayment,
+    MerchantPaymentStatus, PaymentChannel, RetryAccepted,
+};
+pub use config::{Config, DEFAULT_CLIENT_SCOPES, RetryPolicy, SDK_USER_AGENT};
+pub use error::{ApiError, Error, ErrorCode, ErrorKind, Result, TransportKind};
+pub use money::{FixedPoint8, MAX_AMOUNT_MINOR, MinorAmount, MoneyError};
+pub use operation::{Operation, Resend, TokenSubject};
+pub use secret::Secret;
+pub use webhook::{
+    NotificationData, PaymentExpectation, StatusNotification, TestSigner, VersionDecision,
+    WebhookError, WebhookVerifier,
+};
+
+impl From<MoneyError> for Error {
+    fn from(e: MoneyError) -> Self {
+        Error::validation("amount", e.to_string())
+    }
+}

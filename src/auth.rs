@@ -1,0 +1,202 @@
+//! Access tokens: the client-credentials token cache and user tokens from the host app.
+//!
+//! Contract rules: the token request is a form-encoded POST with `grant_type=client_credentials`,
+//! `client_id`, `client_secret` and space-separated `scope`; "manage lifetime by `expires_in`";
+//! no refresh token is issued, so after expiry a new token is requested with the server
+//! credentials. User tokens come from real user authorization, which the host app performs.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Mutex;
+use tokio::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::secret::Secret;
+
+/// Boxed future returned by [`UserTokenProvider::user_token`].
+pub type TokenFuture<'a> = Pin<Box<dyn Future<Output = Result<Secret>> + Send + 'a>>;
+
+/// Supplies user-authorized access tokens (the host app runs the authorization-code flow,
+/// which the contract does not show).
+///
+/// The SDK calls it for the first request of a [`crate::UserSession`] and once more, with the
+/// rejected token, when the service answers 401 `invalid_token`.
+pub trait UserTokenProvider: Send + Sync {
+    /// Returns a current user token. `rejected` is the token the service just refused, if any.
+    fn user_token(&self, rejected: Option<&Secret>) -> TokenFuture<'_>;
+}
+
+/// The token response of the token endpoint, as the service sends it.
+#[derive(Deserialize)]
+pub(crate) struct TokenResponse {
+    pub access_token: Secret,
+    #[serde(default)]
+    pub scope: Option<String>,
+    pub expires_in: u64,
+}
+
+/// What the service granted for the client-credentials token (the token itself stays inside).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrantedToken {
+    /// Granted scopes (the `scope` field split on spaces).
+    pub scope: Vec<String>,
+    /// `expires_in` in seconds as granted.
+    pub expires_in: u64,
+}
+
+pub(crate) struct CachedToken {
+    pub token: Secret,
+    pub refresh_at: Instant,
+    pub granted: GrantedToken,
+}
+
+/// Client-credentials token cache. The mutex is held across the token request, so however many
+/// calls wait, one token request is in flight and all of them reuse its result.
+#[derive(Default)]
+pub(crate) struct ClientTokenCache {
+    pub state: Mutex<Option<CachedToken>>,
+}
+
+impl ClientTokenCache {
+    /// Forgets `rejected` if it is still the cached token (a concurrent refresh may already have
+    /// replaced it, in which case the new token is kept).
+    pub async fn invalidate(&self, rejected: &Secret) {
+        let mut state = self.state.lock().await;
+        if state.as_ref().is_some_and(|c| &c.token == rejected) {
+            *state = None;
+        }
+    }
+
+    /// When a token granted for `expires_in` seconds should be renewed: `margin` before expiry,
+    /// but never earlier than half its lifetime.
+    pub fn refresh_at(now: Instant, expires_in: u64, margin: Duration) -> Instant {
+        let lifetime = Duration::from_secs(expires_in);
+        let early = margin.min(lifetime / 2);
+        now + (lifetime - early)
+    }
+}
+
+/// Where a user session's token comes from.
+#[derive(Clone)]
+pub enum UserToken {
+    /// A fixed token value; a 401 `invalid_token` is returned to the caller.
+    Value(Secret),
+    /// A provider the SDK asks again (once per call) when the token is rejected.
+    Provider(Arc<dyn UserTokenProvider>),
+}
+
+impl fmt::Debug for UserToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UserToken::Value(_) => f.write_str("UserToken::Value([REDACTED])"),
+            UserToken::Provider(_) => f.write_str("UserToken::Provider(..)"),
+        }
+    }
+}
+
+impl From<Secret> for UserToken {
+    fn from(value: Secret) -> Self {
+        UserToken::Value(value)
+    }
+}
+
+impl From<&str> for UserToken {
+    fn from(value: &str) -> Self {
+        UserToken::Value(Secret::new(value))
+    }
+}
+
+impl From<String> for UserToken {
+    fn from(value: String) -> Self {
+        UserToken::Value(Secret::new(value))
+    }
+}
+
+impl From<Arc<dyn UserTokenProvider>> for UserToken {
+    fn from(value: Arc<dyn UserTokenProvider>) -> Self {
+        UserToken::Provider(value)
+    }
+}
+
+/// The user token state of one session.
+pub(crate) struct UserTokenState {
+    pub source: UserToken,
+    pub current: Mutex<Option<Secret>>,
+}
+
+impl UserTokenState {
+    pub fn new(source: UserToken) -> Self {
+        let current = match &source {
+            UserToken::Value(v) => Some(v.clone()),
+            UserToken::Provider(_) => None,
+        };
+        UserTokenState {
+            source,
+            current: Mutex::new(current),
+        }
+    }
+
+    /// The current token, asking the provider when there is none.
+    pub async fn get(&self) -> Result<Secret> {
+        let mut current = self.current.lock().await;
+        if let Some(t) = current.as_ref() {
+            return Ok(t.clone());
+        }
+        let UserToken::Provider(p) = &self.source else {
+            return Err(Error::TokenProvider("no user token".into()));
+        };
+        let token = p.user_token(None).await?;
+        if token.is_empty() {
+            return Err(Error::TokenProvider(
+                "provider returned an empty token".into(),
+            ));
+        }
+        *current = Some(token.clone());
+        Ok(token)
+    }
+
+    /// After a 401 `invalid_token`: asks the provider again. Returns false for a fixed value
+    /// (nothing to refresh).
+    pub async fn refresh(&self, rejected: &Secret) -> Result<bool> {
+        let UserToken::Provider(p) = &self.source else {
+            return Ok(false);
+        };
+        let mut current = self.current.lock().await;
+        if current.as_ref().is_some_and(|c| c != rejected) {
+            return Ok(true); // another call already refreshed it
+        }
+        let token = p.user_token(Some(rejected)).await?;
+        if token.is_empty() {
+            return Err(Error::TokenProvider(
+                "provider returned an empty token".into(),
+            ));
+        }
+        *current = Some(token);
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn refresh_happens_before_expiry() {
+        let now = Instant::now();
+        let at = ClientTokenCache::refresh_at(now, 3600, Duration::from_secs(30));
+        assert_eq!(at - now, Duration::from_secs(3570));
+        let short = ClientTokenCache::refresh_at(now, 20, Duration::from_secs(30));
+        assert_eq!(short - now, Duration::from_secs(10));
+    }
+
+    #[test]
+    fn user_token_debug_is_redacted() {
+        let t = UserToken::from("user-token-value");
+        assert!(!format!("{t:?}").contains("user-token-value"));
+    }
+}

@@ -1,0 +1,402 @@
+//! Catalog: merchant profile, products (pages and an all-pages stream), userinfo, orders,
+//! payment start, payment status and the payment wait.
+//!
+//! Contract rules: catalog orders and payments need a user token; profile and products take a
+//! user or client token; order creation and payment start are never re-sent once they may have
+//! been processed; a relative `redirect` resolves against the platform service address; poll the
+//! payment status "with an interval and an overall timeout, stopping at status 1 or 2. After 1,
+//! read the order to see whether delivery is still processing."
+
+pub mod model;
+pub mod other_ipu;
+
+use std::time::Duration;
+
+use futures_core::Stream;
+use time::OffsetDateTime;
+use url::Url;
+
+use crate::client::{Client, UserSession};
+use crate::error::{Error, Result};
+use crate::operation::Operation;
+use crate::transport::{Auth, Body, Inner, Request};
+
+use model::*;
+
+fn require_id(field: &str, value: &str) -> Result<()> {
+    if value.trim().is_empty() {
+        return Err(Error::validation(field, "must not be empty"));
+    }
+    Ok(())
+}
+
+fn products_query(q: &ProductQuery) -> Result<Vec<(&'static str, String)>> {
+    let mut out = Vec::new();
+    if let Some(p) = q.page {
+        if p < 1 {
+            return Err(Error::validation("page", "must be at least 1"));
+        }
+        out.push(("page", p.to_string()));
+    }
+    if let Some(l) = q.limit {
+        if !(1..=100).contains(&l) {
+            return Err(Error::validation("limit", "must be 1 to 100"));
+        }
+        out.push(("limit", l.to_string()));
+    }
+    if let Some(g) = &q.gd_no {
+        out.push(("gd_no", g.clone()));
+    }
+    if let Some(s) = &q.search_value {
+        out.push(("search_value", s.clone()));
+    }
+    Ok(out)
+}
+
+async fn merchant_profile(inner: &Inner, auth: Auth<'_>) -> Result<MerchantProfile> {
+    inner
+        .execute(Request {
+            op: Operation::MerchantProfile,
+            url: inner.api_url(&["openapi", "v1", "merchant"], &[])?,
+            query: Vec::new(),
+            body: Body::Empty,
+            auth,
+        })
+        .await?
+        .json()
+}
+
+async fn list_products(inner: &Inner, auth: Auth<'_>, q: &ProductQuery) -> Result<ProductPage> {
+    inner
+        .execute(Request {
+            op: Operation::ListProducts,
+            url: inner.api_url(&["openapi", "v1", "products"], &[])?,
+            query: products_query(q)?,
+            body: Body::Empty,
+            auth,
+        })
+        .await?
+        .json()
+}
+
+/// Streams every product over all pages, starting at `q.page` (default 1).
+fn product_stream(
+    client: Client,
+    session: Option<UserSession>,
+    q: ProductQuery,
+) -> impl Stream<Item = Result<Product>> + Send + 'static {
+    struct State {
+        client: Client,
+        session: Option<UserSession>,
+        q: ProductQuery,
+        buffer: std::vec::IntoIter<Product>,
+        seen: u64,
+        done: bool,
+    }
+    let start = State {
+        client,
+        session,
+        q,
+        buffer: Vec::new().into_iter(),
+        seen: 0,
+        done: false,
+    };
+    futures_util::stream::try_unfold(start, |mut st| async move {
+        loop {
+            if let Some(p) = st.buffer.next() {
+                return Ok(Some((p, st)));
+            }
+            if st.done {
+                return Ok(None);
+            }
+            let page = match &st.session {
+                Some(s) => {
+                    let auth = s.checked_auth(Operation::ListProducts).await?;
+                    list_products(&st.client.inner, auth, &st.q).await?
+                }
+                None => list_products(&st.client.inner, Auth::Client, &st.q).await?,
+            };
+            st.seen += page.list.len() as u64;
+            // Stop on an empty page or once `total` products were seen.
+            st.done = page.list.is_empty() || st.seen >= page.total;
+            st.q.page = Some(page.page.max(st.q.page.unwrap_or(1)) + 1);
+            st.buffer = page.list.into_iter();
+        }
+    })
+}
+
+impl Client {
+    /// `GET /openapi/v1/merchant` with the client token.
+    pub async fn merchant_profile(&self) -> Result<MerchantProfile> {
+        merchant_profile(&self.inner, self.auth()).await
+    }
+
+    /// `GET /openapi/v1/products`, one page, with the client token.
+    pub async fn list_products(&self, query: &ProductQuery) -> Result<ProductPage> {
+        list_products(&self.inner, self.auth(), query).await
+    }
+
+    /// Every product over all pages (from `query.page`), with the client token.
+    pub fn products_stream(
+        &self,
+        query: ProductQuery,
+    ) -> impl Stream<Item = Result<Product>> + Send + 'static {
+        product_stream(self.clone(), None, query)
+    }
+}
+
+impl UserSession {
+    /// `GET {userinfo_endpoint}` (scope `openid`): the contract does not show its fields, so it
+    /// is returned as a JSON map.
+    pub async fn userinfo(&self) -> Result<serde_json::Map<String, serde_json::Value>> {
+        let inner = &self.client.inner;
+        let url = inner
+            .valid
+            .userinfo_endpoint
+            .clone()
+            .ok_or_else(|| Error::Config("userinfo_endpoint is not configured".into()))?;
+        let auth = self.checked_auth(Operation::UserInfo).await?;
+        inner
+            .execute(Request {
+                op: Operation::UserInfo,
+                url,
+                query: Vec::new(),
+                body: Body::Empty,
+                auth,
+            })
+            .await?
+            .json()
+    }
+
+    /// `GET /openapi/v1/merchant` with the user's token.
+    pub async fn merchant_profile(&self) -> Result<MerchantProfile> {
+        let auth = self.checked_auth(Operation::MerchantProfile).await?;
+        merchant_profile(&self.client.inner, auth).await
+    }
+
+    /// `GET /openapi/v1/products`, one page, with the user's token.
+    pub async fn list_products(&self, query: &ProductQuery) -> Result<ProductPage> {
+        let auth = self.checked_auth(Operation::ListProducts).await?;
+        list_products(&self.client.inner, auth, query).await
+    }
+
+    /// Every product over all pages, with the user's token.
+    pub fn products_stream(
+        &self,
+        query: ProductQuery,
+    ) -> impl Stream<Item = Result<Product>> + Send + 'static {
+        product_stream(self.client.clone(), Some(self.clone()), query)
+    }
+
+    /// `POST /openapi/v1/orders`. Never re-sent once it may have been processed: a timeout,
+    /// lost connection or 5xx gives [`Error::OutcomeUnknown`] (repeated POSTs may create
+    /// different orders). Creation does not mean paid.
+    pub async fn create_order(&self, request: &CreateOrderRequest) -> Result<CreatedOrder> {
+        require_id("gd_no", &request.gd_no)?;
+        require_id("payment_no", &request.payment_no)?;
+        if request.quantity == 0 {
+            return Err(Error::validation("quantity", "must be positive"));
+        }
+        let inner = &self.client.inner;
+        let auth = self.checked_auth(Operation::CreateOrder).await?;
+        let body =
+            serde_json::to_vec(request).map_err(|e| Error::validation("body", e.to_string()))?;
+        let created: CreatedOrder = inner
+            .execute(Request {
+                op: Operation::CreateOrder,
+                url: inner.api_url(&["openapi", "v1", "orders"], &[])?,
+                query: Vec::new(),
+                body: Body::Json(body),
+                auth,
+            })
+            .await?
+            .json()?;
+        require_id("order_no", &created.order_no)
+            .map_err(|_| Error::decode(201, "empty order_no"))?;
+        Ok(created)
+    }
+
+    /// `GET /openapi/v1/orders/{order_no}`.
+    pub async fn get_order(&self, order_no: &str) -> Result<CatalogOrder> {
+        require_id("order_no", order_no)?;
+        let inner = &self.client.inner;
+        let auth = self.checked_auth(Operation::GetOrder).await?;
+        inner
+            .execute(Request {
+                op: Operation::GetOrder,
+                url: inner.api_url(&["openapi", "v1", "orders"], &[order_no])?,
+                query: Vec::new(),
+                body: Body::Empty,
+                auth,
+            })
+            .await?
+            .json()
+    }
+
+    /// `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform coin
+    /// may debit the wallet during the request). Never re-sent once it may have been processed.
+    /// The returned `redirect` is absolute, resolved against the service's origin.
+    pub async fn start_payment(&self, order_no: &str, payment_no: &str) -> Result<PaymentStart> {
+        require_id("order_no", order_no)?;
+        require_id("payment_no", payment_no)?;
+        let inner = &self.client.inner;
+        let auth = self.checked_auth(Operation::StartPayment).await?;
+        let body = serde_json::to_vec(&StartPaymentRequest {
+            payment_no: payment_no.to_owned(),
+        })
+        .map_err(|e| Error::validation("body", e.to_string()))?;
+        let resp = inner
+            .execute(Request {
+                op: Operation::StartPayment,
+                url: inner.api_url(&["openapi", "v1", "orders"], &[order_no, "payment"])?,
+                query: Vec::new(),
+                body: Body::Json(body),
+                auth,
+            })
+            .await?;
+        let wire: PaymentStartWire = resp.json()?;
+        let redirect = resolve_redirect(&inner.valid.origin, &wire.redirect)
+            .map_err(|m| Error::decode(resp.status, m))?;
+        let expire_time = OffsetDateTime::from_unix_timestamp(wire.expire_time)
+            .map_err(|e| Error::decode(resp.status, format!("expire_time: {e}")))?;
+        Ok(PaymentStart {
+            trade_no: wire.trade_no,
+            redirect,
+            expire_time,
+        })
+    }
+
+    /// `GET /openapi/v1/orders/{order_no}/payment`.
+    pub async fn payment_status(&self, order_no: &str) -> Result<PaymentStatus> {
+        require_id("order_no", order_no)?;
+        let inner = &self.client.inner;
+        let auth = self.checked_auth(Operation::PaymentStatus).await?;
+        let r: PaymentStatusResponse = inner
+            .execute(Request {
+                op: Operation::PaymentStatus,
+                url: inner.api_url(&["openapi", "v1", "orders"], &[order_no, "payment"])?,
+                query: Vec::new(),
+                body: Body::Empty,
+                auth,
+            })
+            .await?
+            .json()?;
+        Ok(r.status)
+    }
+
+    /// Polls the payment status every `interval` until 1 paid or 2 cancelled, then reads the
+    /// order. A 429 waits for its `Retry-After` (capped by the retry policy) before the next
+    /// poll. Gives [`Error::WaitTimeout`] after `timeout`. Dropping the future cancels it.
+    pub async fn wait_for_payment(
+        &self,
+        order_no: &str,
+        interval: Duration,
+        timeout: Duration,
+    ) -> Result<PaymentWaitOutcome> {
+        require_id("order_no", order_no)?;
+        if interval.is_zero() {
+            return Err(Error::validation("interval", "must be positive"));
+        }
+        let give_up = tokio::time::Instant::now() + timeout;
+        let cap = self.client.inner.config.retry.max_retry_after;
+        let mut last = PaymentStatus::AwaitingPayment;
+        loop {
+            let pause = match self.payment_status(order_no).await {
+                Ok(s) if s.is_final() => {
+                    let order = self.get_order(order_no).await?;
+                    return Ok(PaymentWaitOutcome {
+                        payment_status: s,
+                        order,
+                    });
+                }
+                Ok(s) => {
+                    last = s;
+                    interval
+                }
+                Err(e) if e.status() == Some(429) => e
+                    .retry_after()
+                    .map_or(interval, |ra| ra.min(cap).max(interval)),
+                Err(e) => return Err(e),
+            };
+            if tokio::time::Instant::now() + pause > give_up {
+                return Err(Error::WaitTimeout {
+                    last_status: last.code(),
+                });
+            }
+            tokio::time::sleep(pause).await;
+        }
+    }
+}
+
+/// Resolves the payment `redirect` against the platform service address (the base URL's
+/// origin), never the host app's domain. Only http(s) results are accepted.
+pub(crate) fn resolve_redirect(origin: &Url, redirect: &str) -> std::result::Result<Url, String> {
+    let r = redirect.trim();
+    if r.is_empty() {
+        return Err("empty redirect".into());
+    }
+    let url = origin
+        .join(r)
+        .map_err(|e| format!("redirect is not a valid address: {e}"))?;
+    match url.scheme() {
+        "https" | "http" => Ok(url),
+        other => Err(format!("redirect has unsupported scheme {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_redirect_resolves_against_service_origin() {
+        let origin = Url::parse("https://platform.example/").unwrap();
+        assert_eq!(
+            resolve_redirect(&origin, "/pay/T1?s=1").unwrap().as_str(),
+            "https://platform.example/pay/T1?s=1"
+        );
+        assert_eq!(
+            resolve_redirect(&origin, "pay/T1").unwrap().as_str(),
+            "https://platform.example/pay/T1"
+        );
+        assert_eq!(
+            resolve_redirect(&origin, "https://provider.example/x")
+                .unwrap()
+                .as_str(),
+            "https://provider.example/x"
+        );
+        assert!(resolve_redirect(&origin, "javascript:alert(1)").is_err());
+        assert!(resolve_redirect(&origin, "").is_err());
+    }
+
+    #[test]
+    fn product_query_limits_checked_before_sending() {
+        assert!(
+            products_query(&ProductQuery {
+                limit: Some(101),
+                ..Default::default()
+            })
+            .is_err()
+        );
+        assert!(
+            products_query(&ProductQuery {
+                page: Some(0),
+                ..Default::default()
+            })
+            .is_err()
+        );
+        let q = products_query(&ProductQuery {
+            page: Some(2),
+            search_value: Some("tea".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            q,
+            vec![
+                ("page", "2".to_string()),
+                ("search_value", "tea".to_string())
+            ]
+        );
+    }
+}

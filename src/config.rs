@@ -1,0 +1,375 @@
+//! Client configuration: endpoints, credentials, timeouts, retry policy, trust.
+//!
+//! Contract rules: `{base_url}` is "the full API base address assigned to the client, including
+//! its path prefix"; `{token_endpoint}` and `{userinfo_endpoint}` are separately assigned. The
+//! SDK speaks HTTPS only; plain HTTP is accepted only for loopback hosts and only when
+//! [`Config::allow_insecure_loopback`] is set (local sandboxes).
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use serde::Deserialize;
+use url::{Host, Url};
+
+use crate::error::{Error, Result};
+use crate::secret::Secret;
+
+/// Default scopes of the client-credentials token: merchant profile, products and merchant
+/// collection.
+pub const DEFAULT_CLIENT_SCOPES: &[&str] = &[
+    "merchant.profile.read",
+    "products.read",
+    "merchant_payments.read",
+    "merchant_payments.create",
+];
+
+/// SDK user agent prefix (`storefront-rust/<version>`).
+pub const SDK_USER_AGENT: &str = concat!("storefront-rust/", env!("CARGO_PKG_VERSION"));
+
+/// When and how often safe requests are retried (see [`crate::Operation::resend`]).
+///
+/// Backoff is exponential with jitter (`base_delay * 2^n`, capped at `max_delay`, each delay
+/// drawn uniformly from its upper half); a `Retry-After` is honoured up to `max_retry_after`;
+/// every wait stays within the overall deadline.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct RetryPolicy {
+    /// Total attempts for a safe request, including the first (1 = no retries).
+    pub max_attempts: u32,
+    /// First backoff delay.
+    #[serde(rename = "base_delay_ms", with = "duration_ms")]
+    pub base_delay: Duration,
+    /// Largest backoff delay.
+    #[serde(rename = "max_delay_ms", with = "duration_ms")]
+    pub max_delay: Duration,
+    /// Largest `Retry-After` the SDK waits for; a longer one is returned to the caller.
+    #[serde(rename = "max_retry_after_ms", with = "duration_ms")]
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(200),
+            max_delay: Duration::from_secs(5),
+            max_retry_after: Duration::from_secs(30),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// A policy that never retries.
+    pub fn none() -> Self {
+        RetryPolicy {
+            max_attempts: 1,
+            ..RetryPolicy::default()
+        }
+    }
+}
+
+/// Everything a [`crate::Client`] needs. Build with [`Config::new`] and the `with_*` methods,
+/// or deserialize from JSON (durations as `*_ms` fields), then pass to [`crate::Client::new`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct Config {
+    /// `{base_url}`: full API base address with its path prefix (`https://host/api`).
+    pub base_url: String,
+    /// `{token_endpoint}`.
+    pub token_endpoint: String,
+    /// `{userinfo_endpoint}`, if assigned.
+    #[serde(default)]
+    pub userinfo_endpoint: Option<String>,
+    /// OAuth client id.
+    pub client_id: String,
+    /// OAuth client secret (confidential clients). Redacted in `Debug`.
+    #[serde(default)]
+    pub client_secret: Option<Secret>,
+    /// Scopes asked for in the client-credentials token request.
+    #[serde(default = "default_scopes")]
+    pub scopes: Vec<String>,
+    /// Timeout of one HTTP attempt.
+    #[serde(
+        default = "default_attempt_timeout",
+        rename = "attempt_timeout_ms",
+        with = "duration_ms"
+    )]
+    pub attempt_timeout: Duration,
+    /// Deadline of one call across all its retries and waits.
+    #[serde(
+        default = "default_deadline",
+        rename = "overall_deadline_ms",
+        with = "duration_ms"
+    )]
+    pub overall_deadline: Duration,
+    /// Retry policy for safe requests.
+    #[serde(default)]
+    pub retry: RetryPolicy,
+    /// Host application's product token, appended to the SDK's user agent.
+    #[serde(default)]
+    pub user_agent: Option<String>,
+    /// PEM certificates: when set, only these roots are trusted (for example the sandbox CA);
+    /// when unset, the platform verifier decides.
+    #[serde(default)]
+    pub root_ca_pem: Option<String>,
+    /// Accept plain `http://` for loopback hosts (127.0.0.0/8, ::1, `localhost`) and loopback
+    /// notification receivers. Local development against the sandbox only.
+    #[serde(default)]
+    pub allow_insecure_loopback: bool,
+    /// Largest response body the SDK reads.
+    #[serde(default = "default_max_body")]
+    pub max_response_bytes: usize,
+    /// A cached client token is renewed this long before its `expires_in` runs out.
+    #[serde(
+        default = "default_refresh_margin",
+        rename = "token_refresh_margin_ms",
+        with = "duration_ms"
+    )]
+    pub token_refresh_margin: Duration,
+}
+
+fn default_scopes() -> Vec<String> {
+    DEFAULT_CLIENT_SCOPES
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+}
+fn default_attempt_timeout() -> Duration {
+    Duration::from_secs(10)
+}
+fn default_deadline() -> Duration {
+    Duration::from_secs(30)
+}
+fn default_max_body() -> usize {
+    4 * 1024 * 1024
+}
+fn default_refresh_margin() -> Duration {
+    Duration::from_secs(30)
+}
+
+mod duration_ms {
+    use serde::{Deserialize, Deserializer};
+    use std::time::Duration;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        Ok(Duration::from_millis(u64::deserialize(d)?))
+    }
+}
+
+impl Config {
+    /// A configuration with the given endpoints and credentials and default settings.
+    pub fn new(
+        base_url: impl Into<String>,
+        token_endpoint: impl Into<String>,
+        client_id: impl Into<String>,
+        client_secret: impl Into<Secret>,
+    ) -> Self {
+        Config {
+            base_url: base_url.into(),
+            token_endpoint: token_endpoint.into(),
+            userinfo_endpoint: None,
+            client_id: client_id.into(),
+            client_secret: Some(client_secret.into()),
+            scopes: default_scopes(),
+            attempt_timeout: default_attempt_timeout(),
+            overall_deadline: default_deadline(),
+            retry: RetryPolicy::default(),
+            user_agent: None,
+            root_ca_pem: None,
+            allow_insecure_loopback: false,
+            max_response_bytes: default_max_body(),
+            token_refresh_margin: default_refresh_margin(),
+        }
+    }
+
+    /// Sets `{userinfo_endpoint}`.
+    pub fn with_userinfo_endpoint(mut self, url: impl Into<String>) -> Self {
+        self.userinfo_endpoint = Some(url.into());
+        self
+    }
+
+    /// Sets the scopes of the client-credentials token.
+    pub fn with_scopes<I, S>(mut self, scopes: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the per-attempt timeout.
+    pub fn with_attempt_timeout(mut self, timeout: Duration) -> Self {
+        self.attempt_timeout = timeout;
+        self
+    }
+
+    /// Sets the overall deadline across retries.
+    pub fn with_overall_deadline(mut self, deadline: Duration) -> Self {
+        self.overall_deadline = deadline;
+        self
+    }
+
+    /// Sets the retry policy.
+    pub fn with_retry_policy(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// Appends the host app's product token to the user agent.
+    pub fn with_user_agent(mut self, product: impl Into<String>) -> Self {
+        self.user_agent = Some(product.into());
+        self
+    }
+
+    /// Trusts only the roots in this PEM text (for example the sandbox CA).
+    pub fn with_root_ca_pem(mut self, pem: impl Into<String>) -> Self {
+        self.root_ca_pem = Some(pem.into());
+        self
+    }
+
+    /// Allows plain HTTP to loopback hosts and loopback notification receivers (sandbox only).
+    pub fn allow_insecure_loopback(mut self, allow: bool) -> Self {
+        self.allow_insecure_loopback = allow;
+        self
+    }
+
+    /// Checks every field and parses the endpoints.
+    pub(crate) fn validate(&self) -> Result<ValidConfig> {
+        let mut base_url = self.endpoint("base_url", &self.base_url)?;
+        if !base_url.path().ends_with('/') {
+            let path = format!("{}/", base_url.path());
+            base_url.set_path(&path);
+        }
+        let token_endpoint = self.endpoint("token_endpoint", &self.token_endpoint)?;
+        let userinfo_endpoint = self
+            .userinfo_endpoint
+            .as_deref()
+            .map(|u| self.endpoint("userinfo_endpoint", u))
+            .transpose()?;
+        if self.client_id.trim().is_empty() {
+            return Err(Error::Config("client_id is empty".into()));
+        }
+        if self.attempt_timeout.is_zero() || self.overall_deadline.is_zero() {
+            return Err(Error::Config("timeouts must be positive".into()));
+        }
+        if self.retry.max_attempts == 0 {
+            return Err(Error::Config(
+                "retry.max_attempts must be at least 1".into(),
+            ));
+        }
+        let origin = Url::parse(&base_url.origin().ascii_serialization())
+            .map_err(|e| Error::Config(format!("base_url has no origin: {e}")))?;
+        let user_agent = match &self.user_agent {
+            Some(app) if !app.trim().is_empty() => format!("{SDK_USER_AGENT} {}", app.trim()),
+            _ => SDK_USER_AGENT.to_owned(),
+        };
+        Ok(ValidConfig {
+            base_url,
+            origin,
+            token_endpoint,
+            userinfo_endpoint,
+            user_agent,
+        })
+    }
+
+    fn endpoint(&self, name: &str, text: &str) -> Result<Url> {
+        let url = Url::parse(text.trim())
+            .map_err(|e| Error::Config(format!("{name} is not a valid URL: {e}")))?;
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(Error::Config(format!("{name} must not carry user info")));
+        }
+        if url.query().is_some() || url.fragment().is_some() {
+            return Err(Error::Config(format!(
+                "{name} must not carry a query or fragment"
+            )));
+        }
+        match url.scheme() {
+            "https" => Ok(url),
+            "http" if self.allow_insecure_loopback && is_loopback(&url) => Ok(url),
+            "http" => Err(Error::Config(format!(
+                "{name} must use https (plain http only for loopback hosts with allow_insecure_loopback)"
+            ))),
+            other => Err(Error::Config(format!(
+                "{name} has unsupported scheme {other}"
+            ))),
+        }
+    }
+}
+
+/// Whether the URL's host is a loopback address or `localhost`.
+pub(crate) fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(Host::Ipv6(ip)) => ip.is_loopback(),
+        Some(Host::Domain(d)) => {
+            d.eq_ignore_ascii_case("localhost")
+                || d.parse::<IpAddr>()
+                    .map(|ip| ip.is_loopback())
+                    .unwrap_or(false)
+        }
+        None => false,
+    }
+}
+
+/// A checked configuration with parsed endpoints.
+#[derive(Debug, Clone)]
+pub(crate) struct ValidConfig {
+    /// Base URL, path ending in `/`.
+    pub base_url: Url,
+    /// Origin of the base URL (the platform service address for relative redirects).
+    pub origin: Url,
+    pub token_endpoint: Url,
+    pub userinfo_endpoint: Option<Url>,
+    pub user_agent: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(base: &str) -> Config {
+        Config::new(base, "https://auth.example/oauth/token", "id", "secret")
+    }
+
+    #[test]
+    fn https_only_unless_loopback_explicitly_allowed() {
+        assert!(cfg("https://api.example/api").validate().is_ok());
+        assert!(matches!(
+            cfg("http://api.example/api").validate(),
+            Err(Error::Config(_))
+        ));
+        assert!(cfg("http://127.0.0.1:8080/api").validate().is_err());
+        let mut local = cfg("http://127.0.0.1:8080/api").allow_insecure_loopback(true);
+        local.token_endpoint = "http://localhost:8080/oauth/token".into();
+        assert!(local.validate().is_ok());
+        let mut remote = cfg("http://10.0.0.1/api").allow_insecure_loopback(true);
+        remote.token_endpoint = "http://10.0.0.1/oauth/token".into();
+        assert!(remote.validate().is_err());
+    }
+
+    #[test]
+    fn base_url_keeps_its_path_prefix_and_origin() {
+        let v = cfg("https://api.example/prefix/api").validate().unwrap();
+        assert_eq!(v.base_url.as_str(), "https://api.example/prefix/api/");
+        assert_eq!(v.origin.as_str(), "https://api.example/");
+        assert!(v.user_agent.starts_with("storefront-rust/"));
+    }
+
+    #[test]
+    fn debug_output_redacts_the_client_secret() {
+        let c = Config::new("https://a/api", "https://a/t", "id", "top-secret-value");
+        assert!(!format!("{c:?}").contains("top-secret-value"));
+    }
+
+    #[test]
+    fn deserializes_from_json_with_millisecond_durations() {
+        let c: Config = serde_json::from_str(
+            r#"{"base_url":"https://a/api","token_endpoint":"https://a/t","client_id":"c",
+                "client_secret":"s","attempt_timeout_ms":1500,"retry":{"max_attempts":2}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.attempt_timeout, Duration::from_millis(1500));
+        assert_eq!(c.retry.max_attempts, 2);
+        assert_eq!(c.scopes, default_scopes());
+    }
+}

@@ -1,0 +1,471 @@
+//! The one error model of the SDK.
+//!
+//! Contract rules: "Branch on HTTP status and `error`, not on message text"; `error_description`,
+//! `field` and `Retry-After` are kept; "HTTP 202 `provider_result_pending` is not success of
+//! payment"; catalog order creation and payment start that may have been processed are reported
+//! as an unknown outcome, never re-sent.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::operation::{Operation, TokenSubject};
+
+/// The service's `error` code. Known codes are variants; anything else is kept in `Other`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// 400: per-payment notification requested without a usable address and secret, or disabled
+    /// together with an address or secret.
+    InvalidNotifyConfig,
+    /// 400: notification address not public HTTPS, or has user info, fragment or private target.
+    InvalidNotifyUrl,
+    /// 400: notification secret not 32 to 256 bytes or contains whitespace.
+    InvalidNotifySecret,
+    /// 400: bad parameters, amount or list filters.
+    InvalidRequest,
+    /// 400: `expires_in` not an integer of 60 to 7200.
+    InvalidExpiresIn,
+    /// 400: `return_url` not a valid HTTPS address.
+    InvalidReturnUrl,
+    /// 401: obtain a valid token.
+    InvalidToken,
+    /// 403: approved scope missing.
+    InsufficientScope,
+    /// 403: the token subject is not a client-credentials token.
+    ClientCredentialsRequired,
+    /// 403: bound merchant not active.
+    MerchantInactive,
+    /// 403: checkout requires buyer login.
+    LoginRequired,
+    /// 403: debug test-channel assignment or enablement fails.
+    PaymentDebugAccessDenied,
+    /// 404: payment number unknown or not of this merchant.
+    PaymentNotFound,
+    /// 409: same idempotency key with changed parameters.
+    PaymentConflict,
+    /// 409: channel session, amount or currency mismatch; the platform verifies.
+    ProviderResultMismatch,
+    /// 410: payment can no longer be started; query the original payment.
+    PaymentExpired,
+    /// 422: channel not usable.
+    ChannelUnavailable,
+    /// 422: platform rate not available.
+    CurrencyRateUnavailable,
+    /// 422: fee cannot be funded from wallet and approved credit.
+    MerchantFeeFundingUnavailable,
+    /// 202: channel result unclear; keep the original payment and check.
+    ProviderResultPending,
+    /// 429: wait per `Retry-After`.
+    RateLimited,
+    /// 503: rate limiter unavailable; retry with limited backoff.
+    RateLimitUnavailable,
+    /// 503: retry later with the original idempotency key.
+    NotificationUnavailable,
+    /// 500: server error; reuse the original idempotency key for writes.
+    ServerError,
+    /// Any other code (OAuth codes such as `invalid_client`, future codes, or an empty code when
+    /// the body carried none).
+    Other(String),
+}
+
+impl ErrorCode {
+    /// Maps the wire string to a code.
+    pub fn parse(code: &str) -> Self {
+        use ErrorCode::*;
+        match code {
+            "invalid_notify_config" => InvalidNotifyConfig,
+            "invalid_notify_url" => InvalidNotifyUrl,
+            "invalid_notify_secret" => InvalidNotifySecret,
+            "invalid_request" => InvalidRequest,
+            "invalid_expires_in" => InvalidExpiresIn,
+            "invalid_return_url" => InvalidReturnUrl,
+            "invalid_token" => InvalidToken,
+            "insufficient_scope" => InsufficientScope,
+            "client_credentials_required" => ClientCredentialsRequired,
+            "merchant_inactive" => MerchantInactive,
+            "login_required" => LoginRequired,
+            "payment_debug_access_denied" => PaymentDebugAccessDenied,
+            "payment_not_found" => PaymentNotFound,
+            "payment_conflict" => PaymentConflict,
+            "provider_result_mismatch" => ProviderResultMismatch,
+            "payment_expired" => PaymentExpired,
+            "channel_unavailable" => ChannelUnavailable,
+            "currency_rate_unavailable" => CurrencyRateUnavailable,
+            "merchant_fee_funding_unavailable" => MerchantFeeFundingUnavailable,
+            "provider_result_pending" => ProviderResultPending,
+            "rate_limited" => RateLimited,
+            "rate_limit_unavailable" => RateLimitUnavailable,
+            "notification_unavailable" => NotificationUnavailable,
+            "server_error" => ServerError,
+            other => Other(other.to_owned()),
+        }
+    }
+
+    /// The wire string of the code.
+    pub fn as_str(&self) -> &str {
+        use ErrorCode::*;
+        match self {
+            InvalidNotifyConfig => "invalid_notify_config",
+            InvalidNotifyUrl => "invalid_notify_url",
+            InvalidNotifySecret => "invalid_notify_secret",
+            InvalidRequest => "invalid_request",
+            InvalidExpiresIn => "invalid_expires_in",
+            InvalidReturnUrl => "invalid_return_url",
+            InvalidToken => "invalid_token",
+            InsufficientScope => "insufficient_scope",
+            ClientCredentialsRequired => "client_credentials_required",
+            MerchantInactive => "merchant_inactive",
+            LoginRequired => "login_required",
+            PaymentDebugAccessDenied => "payment_debug_access_denied",
+            PaymentNotFound => "payment_not_found",
+            PaymentConflict => "payment_conflict",
+            ProviderResultMismatch => "provider_result_mismatch",
+            PaymentExpired => "payment_expired",
+            ChannelUnavailable => "channel_unavailable",
+            CurrencyRateUnavailable => "currency_rate_unavailable",
+            MerchantFeeFundingUnavailable => "merchant_fee_funding_unavailable",
+            ProviderResultPending => "provider_result_pending",
+            RateLimited => "rate_limited",
+            RateLimitUnavailable => "rate_limit_unavailable",
+            NotificationUnavailable => "notification_unavailable",
+            ServerError => "server_error",
+            Other(s) => s,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Ok(ErrorCode::parse(&String::deserialize(d)?))
+    }
+}
+
+/// An error response of the service: HTTP status, the `error` code and its details.
+///
+/// Serializes in the service's own error-body shape plus `status` and `retry_after` (seconds).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiError {
+    /// HTTP status code.
+    pub status: u16,
+    /// The `error` code of the body.
+    pub error: ErrorCode,
+    /// `error_description`, when given. Display text: never branch on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_description: Option<String>,
+    /// `field` naming the rejected parameter, when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+    /// Value of the `Retry-After` header, when given.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::serde_util::opt_duration_secs"
+    )]
+    pub retry_after: Option<Duration>,
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "HTTP {} {}", self.status, self.error)?;
+        if let Some(field) = &self.field {
+            write!(f, " (field {field})")?;
+        }
+        if let Some(d) = &self.error_description {
+            write!(f, ": {d}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Which transport failure happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// No connection could be established (the request was not sent).
+    Connect,
+    /// The per-attempt timeout ran out.
+    Timeout,
+    /// TLS setup or certificate verification failed.
+    Tls,
+    /// The connection broke while sending or receiving.
+    Connection,
+    /// The response body exceeded the SDK's size cap.
+    BodyTooLarge,
+}
+
+/// Stable, FFI-friendly category of an [`Error`]; its `as_str` never changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The service answered with an error status ([`Error::Api`]).
+    Api,
+    /// HTTP 202 `provider_result_pending` ([`Error::ProviderResultPending`]).
+    ProviderResultPending,
+    /// A non-idempotent write may have been processed ([`Error::OutcomeUnknown`]).
+    OutcomeUnknown,
+    /// Transport failure ([`Error::Transport`]).
+    Transport,
+    /// The overall deadline across retries ran out ([`Error::DeadlineExceeded`]).
+    DeadlineExceeded,
+    /// A response could not be decoded ([`Error::Decode`]).
+    Decode,
+    /// A parameter failed client-side validation ([`Error::Validation`]).
+    Validation,
+    /// The call needs a different token subject ([`Error::WrongTokenSubject`]).
+    WrongTokenSubject,
+    /// The response does not match the request ([`Error::ResponseMismatch`]).
+    ResponseMismatch,
+    /// The configuration is invalid ([`Error::Config`]).
+    Config,
+    /// A wait for a final status ran out of time ([`Error::WaitTimeout`]).
+    WaitTimeout,
+    /// The user-token provider failed ([`Error::TokenProvider`]).
+    TokenProvider,
+}
+
+impl ErrorKind {
+    /// Stable snake_case name, used across the FFI boundary.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Api => "api",
+            ErrorKind::ProviderResultPending => "provider_result_pending",
+            ErrorKind::OutcomeUnknown => "outcome_unknown",
+            ErrorKind::Transport => "transport",
+            ErrorKind::DeadlineExceeded => "deadline_exceeded",
+            ErrorKind::Decode => "decode",
+            ErrorKind::Validation => "validation",
+            ErrorKind::WrongTokenSubject => "wrong_token_subject",
+            ErrorKind::ResponseMismatch => "response_mismatch",
+            ErrorKind::Config => "config",
+            ErrorKind::WaitTimeout => "wait_timeout",
+            ErrorKind::TokenProvider => "token_provider",
+        }
+    }
+}
+
+/// Every failure the SDK reports. Messages never contain secrets, tokens or checkout tokens.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Error {
+    /// The service rejected the request with an error status and `error` code.
+    #[error("{0}")]
+    Api(ApiError),
+    /// HTTP 202 `provider_result_pending`: the channel result is unclear. Not success, not a
+    /// failure to retry blindly: keep the original payment and check it later.
+    #[error(
+        "channel result pending (HTTP 202 provider_result_pending); keep the original payment and check it"
+    )]
+    ProviderResultPending(ApiError),
+    /// A catalog order creation or payment start may have been processed (timeout, connection
+    /// lost after sending, 5xx). It was not re-sent. Follow `advice`.
+    #[error("outcome of {operation} unknown ({cause}); {advice}")]
+    OutcomeUnknown {
+        /// The operation whose outcome is unknown.
+        operation: Operation,
+        /// What was observed (timeout, connection lost, HTTP status).
+        cause: String,
+        /// The contract's advice for this situation.
+        advice: &'static str,
+        /// The service's error response, when there was one (5xx).
+        api: Option<Box<ApiError>>,
+    },
+    /// Transport failure; `message` never contains a URL query or a token.
+    #[error("transport error ({kind:?}): {message}")]
+    Transport {
+        /// Which failure.
+        kind: TransportKind,
+        /// Short description.
+        message: String,
+    },
+    /// The overall deadline across retries ran out; `last` is the last failure seen.
+    #[error("overall deadline exceeded{}", last.as_ref().map(|e| format!(" (last error: {e})")).unwrap_or_default())]
+    DeadlineExceeded {
+        /// The last failure before the deadline, if any.
+        last: Option<Box<Error>>,
+    },
+    /// A response body could not be decoded into the expected type.
+    #[error("could not decode response (HTTP {status}): {message}")]
+    Decode {
+        /// HTTP status of the response.
+        status: u16,
+        /// What was wrong.
+        message: String,
+    },
+    /// A parameter failed the contract's limits before anything was sent.
+    #[error("invalid {field}: {message}")]
+    Validation {
+        /// The contract's parameter name.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The operation needs a different token subject (for example a user token for catalog
+    /// orders, a client-credentials token for merchant collection). Nothing was sent.
+    #[error("{operation} needs a {required} token")]
+    WrongTokenSubject {
+        /// The operation attempted.
+        operation: Operation,
+        /// The token subject it requires.
+        required: TokenSubject,
+    },
+    /// The response contradicts the request (for example a different amount or currency after
+    /// creation: "verify the returned amount, currency and precision").
+    #[error("response {field} does not match the request: expected {expected}, got {actual}")]
+    ResponseMismatch {
+        /// The field that differs.
+        field: String,
+        /// What was requested.
+        expected: String,
+        /// What the service returned.
+        actual: String,
+    },
+    /// The client configuration is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// `wait_for_payment` did not see a final status in time.
+    #[error("no final payment status within the wait timeout (last status {last_status})")]
+    WaitTimeout {
+        /// The last payment status seen (0 awaiting payment).
+        last_status: i64,
+    },
+    /// The host app's user-token provider failed.
+    #[error("user token provider failed: {0}")]
+    TokenProvider(String),
+}
+
+impl Error {
+    /// The stable category of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Api(_) => ErrorKind::Api,
+            Error::ProviderResultPending(_) => ErrorKind::ProviderResultPending,
+            Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
+            Error::Transport { .. } => ErrorKind::Transport,
+            Error::DeadlineExceeded { .. } => ErrorKind::DeadlineExceeded,
+            Error::Decode { .. } => ErrorKind::Decode,
+            Error::Validation { .. } => ErrorKind::Validation,
+            Error::WrongTokenSubject { .. } => ErrorKind::WrongTokenSubject,
+            Error::ResponseMismatch { .. } => ErrorKind::ResponseMismatch,
+            Error::Config(_) => ErrorKind::Config,
+            Error::WaitTimeout { .. } => ErrorKind::WaitTimeout,
+            Error::TokenProvider(_) => ErrorKind::TokenProvider,
+        }
+    }
+
+    /// The service's error response carried by this error, if any.
+    pub fn api(&self) -> Option<&ApiError> {
+        match self {
+            Error::Api(api) | Error::ProviderResultPending(api) => Some(api),
+            Error::OutcomeUnknown { api, .. } => api.as_deref(),
+            Error::DeadlineExceeded { last: Some(last) } => last.api(),
+            _ => None,
+        }
+    }
+
+    /// HTTP status of the service's response, if there was one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Decode { status, .. } => Some(*status),
+            _ => self.api().map(|a| a.status),
+        }
+    }
+
+    /// The service's `error` code, if there was one.
+    pub fn code(&self) -> Option<&ErrorCode> {
+        self.api().map(|a| &a.error)
+    }
+
+    /// `error_description`, if the service gave one.
+    pub fn error_description(&self) -> Option<&str> {
+        self.api().and_then(|a| a.error_description.as_deref())
+    }
+
+    /// The parameter named by the error: the service's `field`, or the client-side
+    /// validation's field.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::Validation { field, .. } | Error::ResponseMismatch { field, .. } => Some(field),
+            _ => self.api().and_then(|a| a.field.as_deref()),
+        }
+    }
+
+    /// `Retry-After` the service asked for, if any.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.api().and_then(|a| a.retry_after)
+    }
+
+    /// Whether this is the given service error code.
+    pub fn is_code(&self, code: &ErrorCode) -> bool {
+        self.code() == Some(code)
+    }
+
+    pub(crate) fn validation(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::Validation {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn decode(status: u16, message: impl Into<String>) -> Self {
+        Error::Decode {
+            status,
+            message: message.into(),
+        }
+    }
+}
+
+/// Result alias for the SDK.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_codes_round_trip_and_keep_unknown_codes() {
+        for code in [
+            "payment_conflict",
+            "rate_limited",
+            "provider_result_pending",
+        ] {
+            assert_eq!(ErrorCode::parse(code).as_str(), code);
+            assert!(!matches!(ErrorCode::parse(code), ErrorCode::Other(_)));
+        }
+        assert_eq!(
+            ErrorCode::parse("invalid_client"),
+            ErrorCode::Other("invalid_client".into())
+        );
+    }
+
+    #[test]
+    fn accessors_expose_status_code_field_and_retry_after() {
+        let e = Error::Api(ApiError {
+            status: 429,
+            error: ErrorCode::RateLimited,
+            error_description: Some("slow down".into()),
+            field: Some("amount_minor".into()),
+            retry_after: Some(Duration::from_secs(3)),
+        });
+        assert_eq!(e.kind(), ErrorKind::Api);
+        assert_eq!(e.status(), Some(429));
+        assert!(e.is_code(&ErrorCode::RateLimited));
+        assert_eq!(e.field(), Some("amount_minor"));
+        assert_eq!(e.error_description(), Some("slow down"));
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(3)));
+        let json = serde_json::to_value(e.api().unwrap()).unwrap();
+        assert_eq!(json["error"], "rate_limited");
+        assert_eq!(json["retry_after"], 3);
+    }
+}

@@ -1,0 +1,516 @@
+//! The one request path: token, headers, JSON, error mapping, retries, `Retry-After`, deadline,
+//! response size cap, and a tracing span per attempt.
+//!
+//! Contract rules: branch on HTTP status and `error`; 202 `provider_result_pending` is not
+//! success; reads, token requests and merchant-payment create (same key, same parameters) are
+//! retried; catalog order creation and payment start are never re-sent once they may have been
+//! processed, and only a definite 429 is re-sent after `Retry-After`; 401 `invalid_token` leads to
+//! one token refresh and one retry.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use tokio::time::Instant;
+use tracing::Instrument;
+use url::Url;
+
+use crate::auth::{ClientTokenCache, GrantedToken, TokenResponse, UserTokenState};
+use crate::config::{Config, ValidConfig};
+use crate::error::{ApiError, Error, ErrorCode, Result, TransportKind};
+use crate::operation::{Operation, Resend, TokenSubject};
+use crate::secret::Secret;
+
+/// Shared state of a [`crate::Client`]: one connection pool, one token cache.
+pub(crate) struct Inner {
+    pub http: reqwest::Client,
+    pub config: Config,
+    pub valid: ValidConfig,
+    pub tokens: ClientTokenCache,
+}
+
+/// Which token a request carries.
+#[derive(Clone, Copy)]
+pub(crate) enum Auth<'a> {
+    /// The client-credentials token.
+    Client,
+    /// A user session's token.
+    User(&'a UserTokenState),
+    /// No bearer token (the token request itself).
+    None,
+}
+
+impl Auth<'_> {
+    fn subject(&self) -> Option<TokenSubject> {
+        match self {
+            Auth::Client => Some(TokenSubject::Client),
+            Auth::User(_) => Some(TokenSubject::User),
+            Auth::None => None,
+        }
+    }
+}
+
+/// Request body.
+pub(crate) enum Body {
+    Empty,
+    Json(Vec<u8>),
+    Form(Vec<(&'static str, String)>),
+}
+
+/// One logical request (retries resend it).
+pub(crate) struct Request<'a> {
+    pub op: Operation,
+    pub url: Url,
+    pub query: Vec<(&'static str, String)>,
+    pub body: Body,
+    pub auth: Auth<'a>,
+}
+
+/// A successful (2xx) response.
+pub(crate) struct Response {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    /// Decodes the JSON body.
+    pub fn json<T: DeserializeOwned>(&self) -> Result<T> {
+        serde_json::from_slice(&self.body).map_err(|e| Error::decode(self.status, e.to_string()))
+    }
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    error: String,
+    #[serde(default)]
+    error_description: Option<String>,
+    #[serde(default)]
+    field: Option<String>,
+}
+
+/// Outcome of one attempt, before the retry decision.
+enum Attempt {
+    Done(Response),
+    Api(ApiError),
+    /// Transport failure; `sent` tells whether the request may have reached the service.
+    Transport {
+        kind: TransportKind,
+        message: String,
+        sent: bool,
+    },
+}
+
+/// Parses `Retry-After`: delay seconds or an HTTP date.
+fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let text = headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Ok(secs) = text.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let date =
+        time::OffsetDateTime::parse(text, &time::format_description::well_known::Rfc2822).ok()?;
+    let delta = date - time::OffsetDateTime::now_utc();
+    Some(Duration::try_from(delta).unwrap_or(Duration::ZERO))
+}
+
+/// Maps an error response to an [`ApiError`]; a body without `error` keeps an empty code.
+pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ApiError {
+    let parsed: Option<ErrorBody> = serde_json::from_slice(body).ok();
+    let (error, error_description, field) = match parsed {
+        Some(b) => (ErrorCode::parse(&b.error), b.error_description, b.field),
+        None => (ErrorCode::Other(String::new()), None, None),
+    };
+    ApiError {
+        status,
+        error,
+        error_description,
+        field,
+        retry_after: parse_retry_after(headers),
+    }
+}
+
+fn classify_reqwest(e: &reqwest::Error) -> (TransportKind, bool) {
+    let text = format!("{e:?}").to_ascii_lowercase();
+    if e.is_connect() {
+        let kind =
+            if text.contains("certificate") || text.contains("tls") || text.contains("handshake") {
+                TransportKind::Tls
+            } else if e.is_timeout() {
+                TransportKind::Timeout
+            } else {
+                TransportKind::Connect
+            };
+        (kind, false)
+    } else if e.is_timeout() {
+        (TransportKind::Timeout, true)
+    } else {
+        (TransportKind::Connection, true)
+    }
+}
+
+impl Inner {
+    /// Builds `{base_url}` + the given path segments (each percent-encoded).
+    pub fn api_url(&self, fixed: &[&str], params: &[&str]) -> Result<Url> {
+        let mut url = self.valid.base_url.clone();
+        {
+            let mut segs = url
+                .path_segments_mut()
+                .map_err(|_| Error::Config("base_url cannot be a base".into()))?;
+            segs.pop_if_empty();
+            segs.extend(fixed);
+            segs.extend(params);
+        }
+        Ok(url)
+    }
+
+    /// The client-credentials token, from the cache or one token request.
+    pub async fn client_token(&self) -> Result<Secret> {
+        Ok(self.client_token_entry().await?.0)
+    }
+
+    /// The cached token and its grant, requesting a new one when needed (single flight).
+    pub async fn client_token_entry(&self) -> Result<(Secret, GrantedToken)> {
+        let mut state = self.tokens.state.lock().await;
+        if let Some(c) = state.as_ref()
+            && Instant::now() < c.refresh_at
+        {
+            return Ok((c.token.clone(), c.granted.clone()));
+        }
+        let secret = self.config.client_secret.as_ref().ok_or_else(|| {
+            Error::Config("client_secret is required for client credentials".into())
+        })?;
+        let form = vec![
+            ("grant_type", "client_credentials".to_owned()),
+            ("client_id", self.config.client_id.clone()),
+            ("client_secret", secret.expose().to_owned()),
+            ("scope", self.config.scopes.join(" ")),
+        ];
+        let resp = self
+            .execute(Request {
+                op: Operation::Token,
+                url: self.valid.token_endpoint.clone(),
+                query: Vec::new(),
+                body: Body::Form(form),
+                auth: Auth::None,
+            })
+            .await?;
+        let token: TokenResponse = resp.json()?;
+        if token.access_token.is_empty() {
+            return Err(Error::decode(resp.status, "empty access_token"));
+        }
+        let granted = GrantedToken {
+            scope: token
+                .scope
+                .as_deref()
+                .unwrap_or_default()
+                .split(' ')
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            expires_in: token.expires_in,
+        };
+        let refresh_at = ClientTokenCache::refresh_at(
+            Instant::now(),
+            token.expires_in,
+            self.config.token_refresh_margin,
+        );
+        *state = Some(crate::auth::CachedToken {
+            token: token.access_token.clone(),
+            refresh_at,
+            granted: granted.clone(),
+        });
+        Ok((token.access_token, granted))
+    }
+
+    async fn current_token(&self, auth: Auth<'_>) -> Result<Option<Secret>> {
+        match auth {
+            Auth::None => Ok(None),
+            Auth::Client => self.client_token().await.map(Some),
+            Auth::User(u) => u.get().await.map(Some),
+        }
+    }
+
+    /// A random backoff delay for retry number `retry` (1-based): uniformly in the upper half of
+    /// `base * 2^(retry-1)`, capped at `max_delay`.
+    fn backoff(&self, retry: u32) -> Duration {
+        let p = &self.config.retry;
+        let exp = p
+            .base_delay
+            .saturating_mul(1u32 << (retry.saturating_sub(1)).min(16))
+            .min(p.max_delay);
+        let half = exp / 2;
+        let mut bytes = [0u8; 4];
+        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+        let frac = u32::from_le_bytes(bytes) as u64;
+        half + Duration::from_nanos((half.as_nanos() as u64).saturating_mul(frac) >> 32)
+    }
+
+    /// Sends one attempt and reads the body within the size cap.
+    async fn attempt(
+        &self,
+        req: &Request<'_>,
+        token: Option<&Secret>,
+        timeout: Duration,
+    ) -> Attempt {
+        let method = match req.op.method() {
+            "POST" => reqwest::Method::POST,
+            _ => reqwest::Method::GET,
+        };
+        let mut rb = self
+            .http
+            .request(method, req.url.clone())
+            .timeout(timeout)
+            .header(header::ACCEPT, "application/json");
+        if !req.query.is_empty() {
+            rb = rb.query(&req.query);
+        }
+        if let Some(t) = token {
+            let mut value = header::HeaderValue::from_str(&format!("Bearer {}", t.expose()))
+                .unwrap_or_else(|_| header::HeaderValue::from_static("Bearer invalid"));
+            value.set_sensitive(true);
+            rb = rb.header(header::AUTHORIZATION, value);
+        }
+        rb = match &req.body {
+            Body::Empty => rb,
+            Body::Json(bytes) => rb
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(bytes.clone()),
+            Body::Form(fields) => rb.form(fields),
+        };
+        let mut resp = match rb.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let (kind, sent) = classify_reqwest(&e);
+                return Attempt::Transport {
+                    kind,
+                    message: error_chain(&e),
+                    sent,
+                };
+            }
+        };
+        let status = resp.status();
+        let headers = resp.headers().clone();
+        let cap = self.config.max_response_bytes;
+        if resp.content_length().is_some_and(|l| l as usize > cap) {
+            return Attempt::Transport {
+                kind: TransportKind::BodyTooLarge,
+                message: format!("response body larger than {cap} bytes"),
+                sent: true,
+            };
+        }
+        let mut body = Vec::new();
+        loop {
+            match resp.chunk().await {
+                Ok(Some(chunk)) => {
+                    if body.len() + chunk.len() > cap {
+                        return Attempt::Transport {
+                            kind: TransportKind::BodyTooLarge,
+                            message: format!("response body larger than {cap} bytes"),
+                            sent: true,
+                        };
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    let (kind, _) = classify_reqwest(&e);
+                    return Attempt::Transport {
+                        kind,
+                        message: error_chain(&e),
+                        sent: true,
+                    };
+                }
+            }
+        }
+        if status.is_success() {
+            if status == StatusCode::ACCEPTED {
+                let api = api_error(status.as_u16(), &headers, &body);
+                if api.error == ErrorCode::ProviderResultPending {
+                    return Attempt::Api(api);
+                }
+            }
+            Attempt::Done(Response {
+                status: status.as_u16(),
+                body,
+            })
+        } else {
+            Attempt::Api(api_error(status.as_u16(), &headers, &body))
+        }
+    }
+
+    /// Runs a request with the token, retry and deadline rules of its operation.
+    ///
+    /// Boxed with an explicit `Send` type: the token request goes through here too, and the
+    /// named type breaks the recursion (execute -> token -> execute).
+    pub fn execute<'a>(
+        &'a self,
+        req: Request<'a>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response>> + Send + 'a>> {
+        Box::pin(self.execute_impl(req))
+    }
+
+    async fn execute_impl(&self, req: Request<'_>) -> Result<Response> {
+        if let Some(held) = req.auth.subject()
+            && !req.op.token_subject().accepts(held)
+        {
+            return Err(Error::WrongTokenSubject {
+                operation: req.op,
+                required: req.op.token_subject(),
+            });
+        }
+        let policy = &self.config.retry;
+        let deadline = Instant::now() + self.config.overall_deadline;
+        let mut attempts = 0u32;
+        let mut refreshed_token = false;
+        loop {
+            attempts += 1;
+            let token = self.current_token(req.auth).await?;
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(Error::DeadlineExceeded { last: None });
+            }
+            let timeout = self.config.attempt_timeout.min(remaining);
+            let span = tracing::info_span!(
+                "storefront.request",
+                method = req.op.method(),
+                path = req.op.path_template(),
+                attempt = attempts,
+                status = tracing::field::Empty,
+                duration_ms = tracing::field::Empty,
+            );
+            let started = Instant::now();
+            let outcome = self
+                .attempt(&req, token.as_ref(), timeout)
+                .instrument(span.clone())
+                .await;
+            span.record("duration_ms", started.elapsed().as_millis() as u64);
+            match &outcome {
+                Attempt::Done(r) => span.record("status", r.status),
+                Attempt::Api(a) => span.record("status", a.status),
+                Attempt::Transport { kind, .. } => span.record("status", format!("{kind:?}")),
+            };
+            span.in_scope(|| tracing::debug!("request finished"));
+
+            let (error, wait) = match outcome {
+                Attempt::Done(r) => return Ok(r),
+                Attempt::Api(api) if api.error == ErrorCode::ProviderResultPending => {
+                    return Err(Error::ProviderResultPending(api));
+                }
+                Attempt::Api(api)
+                    if api.status == 401
+                        && api.error == ErrorCode::InvalidToken
+                        && !refreshed_token
+                        && token.is_some() =>
+                {
+                    refreshed_token = true;
+                    let rejected = token.expect("checked is_some");
+                    let renewed = match req.auth {
+                        Auth::Client => {
+                            self.tokens.invalidate(&rejected).await;
+                            true
+                        }
+                        Auth::User(u) => u.refresh(&rejected).await?,
+                        Auth::None => false,
+                    };
+                    if !renewed {
+                        return Err(Error::Api(api));
+                    }
+                    attempts -= 1; // the refresh retry does not use up the retry budget
+                    continue;
+                }
+                Attempt::Api(api) if api.status == 429 => match api.retry_after {
+                    Some(ra) if ra > policy.max_retry_after => return Err(Error::Api(api)),
+                    Some(ra) => (Error::Api(api), Some(ra)),
+                    None => (Error::Api(api), None),
+                },
+                Attempt::Api(api) if req.op.resend() == Resend::Never && api.status >= 500 => {
+                    return Err(Error::OutcomeUnknown {
+                        operation: req.op,
+                        cause: format!("HTTP {} {}", api.status, api.error),
+                        advice: req.op.outcome_unknown_advice(),
+                        api: Some(Box::new(api)),
+                    });
+                }
+                Attempt::Api(api) if api.status >= 500 => {
+                    let ra = api.retry_after.filter(|ra| *ra <= policy.max_retry_after);
+                    (Error::Api(api), ra)
+                }
+                Attempt::Api(api) => return Err(Error::Api(api)),
+                Attempt::Transport {
+                    kind,
+                    message,
+                    sent,
+                } => {
+                    if sent && req.op.resend() == Resend::Never {
+                        return Err(Error::OutcomeUnknown {
+                            operation: req.op,
+                            cause: format!("{kind:?}: {message}"),
+                            advice: req.op.outcome_unknown_advice(),
+                            api: None,
+                        });
+                    }
+                    (Error::Transport { kind, message }, None)
+                }
+            };
+
+            if attempts >= policy.max_attempts {
+                return Err(error);
+            }
+            let delay = wait.unwrap_or_else(|| self.backoff(attempts));
+            if Instant::now() + delay >= deadline {
+                return Err(Error::DeadlineExceeded {
+                    last: Some(Box::new(error)),
+                });
+            }
+            tracing::debug!(
+                path = req.op.path_template(),
+                delay_ms = delay.as_millis() as u64,
+                "retrying"
+            );
+            tokio::time::sleep(delay).await;
+        }
+    }
+}
+
+/// The error and its sources, without the request URL.
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut msg = String::new();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if !msg.is_empty() {
+            msg.push_str(": ");
+        }
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    if msg.is_empty() {
+        msg = if e.is_timeout() {
+            "timed out".into()
+        } else {
+            "request failed".into()
+        };
+    }
+    msg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_body_maps_code_description_field_and_retry_after() {
+        let mut h = HeaderMap::new();
+        h.insert(header::RETRY_AFTER, "7".parse().unwrap());
+        let a = api_error(
+            400,
+            &h,
+            br#"{"error":"invalid_expires_in","error_description":"x","field":"expires_in"}"#,
+        );
+        assert_eq!(a.error, ErrorCode::InvalidExpiresIn);
+        assert_eq!(a.field.as_deref(), Some("expires_in"));
+        assert_eq!(a.retry_after, Some(Duration::from_secs(7)));
+        let b = api_error(502, &HeaderMap::new(), b"<html>bad gateway</html>");
+        assert_eq!(b.error, ErrorCode::Other(String::new()));
+    }
+}
