@@ -15,6 +15,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(merchant_payments::routes())
         .merge(notifications::routes());
     let control = control::routes()
+        .merge(catalog::control_routes())
         .merge(faults::routes())
         .merge(requests::routes())
         .merge(limits::routes());
