@@ -1,0 +1,201 @@
+//! Shared helpers of the sandbox's own integration tests: start a sandbox, get tokens, call it
+//! over real HTTP with reqwest (ring TLS provider, trusting only the sandbox CA when given).
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use reqwest::StatusCode;
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+use storefront_sandbox::{Sandbox, SandboxOptions, seed};
+
+/// A running sandbox and an HTTP client for it.
+pub struct Env {
+    /// The sandbox.
+    pub sandbox: Sandbox,
+    /// A plain reqwest client (ring provider; trusts only the sandbox CA under TLS).
+    pub http: reqwest::Client,
+}
+
+/// An HTTP answer: status, headers and the body parsed as JSON (`Value::Null` when not JSON).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Answer {
+    /// The `error` code of an error body.
+    pub fn error(&self) -> &str {
+        self.body["error"].as_str().unwrap_or("")
+    }
+}
+
+/// A reqwest client using ring; with `ca_pem`, it trusts only that CA.
+pub fn http_client(ca_pem: Option<&str>) -> reqwest::Client {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut roots = rustls::RootCertStore::empty();
+    if let Some(pem) = ca_pem {
+        for cert in rustls::pki_types::pem::PemObject::pem_slice_iter(pem.as_bytes()) {
+            roots
+                .add(cert.expect("the CA PEM parses"))
+                .expect("the CA is a valid root");
+        }
+    }
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .expect("ring supports the default versions")
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("the client builds")
+}
+
+impl Env {
+    /// Starts a plain-HTTP sandbox.
+    pub async fn start() -> Env {
+        Self::start_with(SandboxOptions::default()).await
+    }
+
+    /// Starts a sandbox with options.
+    pub async fn start_with(options: SandboxOptions) -> Env {
+        let sandbox = Sandbox::start_with(options)
+            .await
+            .expect("the sandbox starts");
+        let http = http_client(sandbox.ca_pem().as_deref());
+        Env { sandbox, http }
+    }
+
+    /// `{base_url}` + path.
+    pub fn api(&self, path: &str) -> String {
+        format!("{}{path}", self.sandbox.base_url())
+    }
+
+    /// Control URL + path.
+    pub fn control(&self, path: &str) -> String {
+        format!("{}{path}", self.sandbox.control_url())
+    }
+
+    /// A client-credentials token (all approved scopes when `scope` is empty).
+    pub async fn client_token(&self, client_id: &str, secret: &str, scope: &str) -> String {
+        let mut form = vec![
+            ("grant_type", "client_credentials"),
+            ("client_id", client_id),
+            ("client_secret", secret),
+        ];
+        if !scope.is_empty() {
+            form.push(("scope", scope));
+        }
+        let response = self
+            .http
+            .post(self.sandbox.token_endpoint())
+            .form(&form)
+            .send()
+            .await
+            .expect("the token request is answered");
+        assert_eq!(response.status(), StatusCode::OK, "token for {client_id}");
+        let body: Value = response.json().await.unwrap();
+        body["access_token"].as_str().unwrap().to_owned()
+    }
+
+    /// The main merchant client's token with every approved scope.
+    pub async fn merchant_token(&self) -> String {
+        self.client_token(seed::MERCHANT_CLIENT_ID, seed::MERCHANT_CLIENT_SECRET, "")
+            .await
+    }
+
+    /// A user token for `user` through `client_id` (all approved scopes when `scope` is empty).
+    pub async fn user_token_via(&self, user: &str, client_id: &str, scope: &str) -> String {
+        let mut body = json!({ "client_id": client_id });
+        if !scope.is_empty() {
+            body["scope"] = scope.into();
+        }
+        let answer = self
+            .post(&self.control(&format!("/users/{user}/tokens")), None, &body)
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+        answer.body["access_token"].as_str().unwrap().to_owned()
+    }
+
+    /// A user token for `user` through the catalog client, all scopes.
+    pub async fn user_token(&self, user: &str) -> String {
+        self.user_token_via(user, seed::CATALOG_CLIENT_ID, "").await
+    }
+
+    /// GET with an optional bearer token.
+    pub async fn get(&self, url: &str, token: Option<&str>) -> Answer {
+        let mut request = self.http.get(url);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("the GET is answered")).await
+    }
+
+    /// POST a JSON body with an optional bearer token.
+    pub async fn post(&self, url: &str, token: Option<&str>, body: &Value) -> Answer {
+        let mut request = self.http.post(url).json(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("the POST is answered")).await
+    }
+
+    /// POST without a body.
+    pub async fn post_empty(&self, url: &str, token: Option<&str>) -> Answer {
+        let mut request = self.http.post(url);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        answer(request.send().await.expect("the POST is answered")).await
+    }
+
+    /// Moves the sandbox clock through the control endpoint.
+    pub async fn advance(&self, seconds: i64) {
+        let answer = self
+            .post(
+                &self.control("/clock/advance"),
+                None,
+                &json!({ "seconds": seconds }),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::OK);
+    }
+
+    /// Creates a catalog order as `token`; returns the answer.
+    pub async fn create_order(&self, token: &str, body: Value) -> Answer {
+        self.post(&self.api("/openapi/v1/orders"), Some(token), &body)
+            .await
+    }
+
+    /// Creates an order that must succeed; returns its number.
+    pub async fn order(&self, token: &str, gd_no: &str, quantity: i64, payment_no: &str) -> String {
+        let answer = self
+            .create_order(
+                token,
+                json!({"gd_no": gd_no, "quantity": quantity, "payment_no": payment_no}),
+            )
+            .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{:?}", answer.body);
+        answer.body["order_no"].as_str().unwrap().to_owned()
+    }
+}
+
+/// Reads a response into an [`Answer`].
+pub async fn answer(response: reqwest::Response) -> Answer {
+    let status = response.status();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap_or_default();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Answer {
+        status,
+        headers,
+        body,
+        text,
+    }
+}
