@@ -3,10 +3,22 @@
 //! No logic of its own: each submodule converts core types into uniffi records, enums and
 //! objects and calls the core. Every async export names the tokio runtime
 //! (`#[uniffi::export(async_runtime = "tokio")]`) because reqwest needs a tokio reactor; the
-//! test in `lint` fails when one does not.
+//! test in `lint` fails when one does not. Money crosses as integers (`Long`), never floating
+//! point; secrets cross as `Secret` objects whose `toString()` is redacted.
 
+mod android;
+mod catalog;
+mod client;
+mod collection;
+mod config;
+mod error;
 #[cfg(test)]
 mod lint;
+mod money;
+mod secret;
+mod token;
+mod types;
+mod webhook;
 
 /// Version of the native library (the `storefront` crate version), for support reports.
 #[uniffi::export]

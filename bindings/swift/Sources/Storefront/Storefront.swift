@@ -460,7 +460,101 @@ fileprivate final class UniffiHandleMap<T>: @unchecked Sendable {
 
 
 // Public interface members begin here.
+// Magic number for the Rust proxy to call using the same mechanism as every other method,
+// to free the callback once it's dropped by Rust.
+private let IDX_CALLBACK_FREE: Int32 = 0
+// Callback return codes
+private let UNIFFI_CALLBACK_SUCCESS: Int32 = 0
+private let UNIFFI_CALLBACK_ERROR: Int32 = 1
+private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterUInt16: FfiConverterPrimitive {
+    typealias FfiType = UInt16
+    typealias SwiftType = UInt16
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt16 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
+    typealias FfiType = UInt32
+    typealias SwiftType = UInt32
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
+    typealias FfiType = UInt64
+    typealias SwiftType = UInt64
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterInt64: FfiConverterPrimitive {
+    typealias FfiType = Int64
+    typealias SwiftType = Int64
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Int64 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: Int64, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterBool : FfiConverter {
+    typealias FfiType = Int8
+    typealias SwiftType = Bool
+
+    public static func lift(_ value: Int8) throws -> Bool {
+        return value != 0
+    }
+
+    public static func lower(_ value: Bool) -> Int8 {
+        return value ? 1 : 0
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Bool {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: Bool, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
 
 #if swift(>=5.8)
 @_documentation(visibility: private)
@@ -507,6 +601,6965 @@ fileprivate struct FfiConverterString: FfiConverter {
         writeBytes(&buf, value.utf8)
     }
 }
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterData: FfiConverterRustBuffer {
+    typealias SwiftType = Data
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Data {
+        let len: Int32 = try readInt(&buf)
+        return Data(try readBytes(&buf, count: Int(len)))
+    }
+
+    public static func write(_ value: Data, into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        writeBytes(&buf, value)
+    }
+}
+
+
+
+
+/**
+ * The SDK client: one connection pool and one client-credentials token cache, shared by every
+ * call and every `UserSession` made from it. Thread-safe; build one per configuration.
+ */
+public protocol ClientProtocol: AnyObject, Sendable {
+    
+    /**
+     * Obtains (or reuses) the client-credentials token and returns what was granted; other
+     * calls do this on demand, so calling it only surfaces credential problems early.
+     */
+    func authenticate() async throws  -> GrantedToken
+    
+    /**
+     * `POST /openapi/v1/merchant-payments`. Parameters are checked against the contract's
+     * limits first; retries (connection errors, timeouts, 5xx, 429) reuse the same
+     * idempotency key and identical parameters; the returned amount, currency and precision
+     * are checked against the request.
+     */
+    func createMerchantPayment(request: CreateMerchantPaymentRequest) async throws  -> CreatedMerchantPayment
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}`.
+     */
+    func getMerchantPayment(orderNo: String) async throws  -> MerchantPayment
+    
+    /**
+     * Every product over all pages from `query.page`, with the client token.
+     */
+    func listAllProducts(query: ProductQuery) async throws  -> [Product]
+    
+    /**
+     * `GET /openapi/v1/merchant-payment-channels`: channels usable for merchant payments
+     * (empty when none is available). Not a quote for catalog checkout.
+     */
+    func listChannels() async throws  -> [PaymentChannel]
+    
+    /**
+     * `GET /openapi/v1/merchant-payments` filtered by `external_reference` and/or `order_no`.
+     */
+    func listMerchantPayments(query: ListMerchantPaymentsQuery) async throws  -> [MerchantPayment]
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}/notifications` (limit 1 to 100, default
+     * 20).
+     */
+    func listNotificationRecords(orderNo: String, limit: UInt32?) async throws  -> [DeliveryRecord]
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the client token.
+     */
+    func listProducts(query: ProductQuery) async throws  -> ProductPage
+    
+    /**
+     * `GET /openapi/v1/merchant` with the client token.
+     */
+    func merchantProfile() async throws  -> MerchantProfile
+    
+    /**
+     * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
+     * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
+     */
+    func retryNotification(orderNo: String, eventId: String) async throws  -> Bool
+    
+    /**
+     * A session for calls on behalf of a user with a fixed token value; a rejected token
+     * (401 `invalid_token`) is reported to the caller.
+     */
+    func userSession(token: Secret)  -> UserSession
+    
+    /**
+     * A session whose token comes from the host app's provider, asked again once when the
+     * service rejects a token with 401 `invalid_token`.
+     */
+    func userSessionWithProvider(provider: UserTokenProvider)  -> UserSession
+    
+}
+/**
+ * The SDK client: one connection pool and one client-credentials token cache, shared by every
+ * call and every `UserSession` made from it. Thread-safe; build one per configuration.
+ */
+open class Client: ClientProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_client(self.handle, $0) }
+    }
+    /**
+     * Checks the configuration and builds the HTTP client. On Android without `root_ca_pem`,
+     * the platform verifier must have been initialised first (see the Kotlin `Storefront`
+     * helper); otherwise this fails with `Config` instead of crashing.
+     */
+public convenience init(config: ClientConfig)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_constructor_client_new(
+        FfiConverterTypeClientConfig_lower(config),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_client(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Obtains (or reuses) the client-credentials token and returns what was granted; other
+     * calls do this on demand, so calling it only surfaces credential problems early.
+     */
+open func authenticate()async throws  -> GrantedToken  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_authenticate(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeGrantedToken_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `POST /openapi/v1/merchant-payments`. Parameters are checked against the contract's
+     * limits first; retries (connection errors, timeouts, 5xx, 429) reuse the same
+     * idempotency key and identical parameters; the returned amount, currency and precision
+     * are checked against the request.
+     */
+open func createMerchantPayment(request: CreateMerchantPaymentRequest)async throws  -> CreatedMerchantPayment  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_create_merchant_payment(
+                        self.uniffiCloneHandle(),FfiConverterTypeCreateMerchantPaymentRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeCreatedMerchantPayment_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}`.
+     */
+open func getMerchantPayment(orderNo: String)async throws  -> MerchantPayment  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_get_merchant_payment(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeMerchantPayment_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * Every product over all pages from `query.page`, with the client token.
+     */
+open func listAllProducts(query: ProductQuery)async throws  -> [Product]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_list_all_products(
+                        self.uniffiCloneHandle(),FfiConverterTypeProductQuery_lower(query)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeProduct.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/merchant-payment-channels`: channels usable for merchant payments
+     * (empty when none is available). Not a quote for catalog checkout.
+     */
+open func listChannels()async throws  -> [PaymentChannel]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_list_channels(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypePaymentChannel.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/merchant-payments` filtered by `external_reference` and/or `order_no`.
+     */
+open func listMerchantPayments(query: ListMerchantPaymentsQuery)async throws  -> [MerchantPayment]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_list_merchant_payments(
+                        self.uniffiCloneHandle(),FfiConverterTypeListMerchantPaymentsQuery_lower(query)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeMerchantPayment.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}/notifications` (limit 1 to 100, default
+     * 20).
+     */
+open func listNotificationRecords(orderNo: String, limit: UInt32?)async throws  -> [DeliveryRecord]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_list_notification_records(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterOptionUInt32.lower(limit)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeDeliveryRecord.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the client token.
+     */
+open func listProducts(query: ProductQuery)async throws  -> ProductPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_list_products(
+                        self.uniffiCloneHandle(),FfiConverterTypeProductQuery_lower(query)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeProductPage_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/merchant` with the client token.
+     */
+open func merchantProfile()async throws  -> MerchantProfile  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_merchant_profile(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeMerchantProfile_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
+     * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
+     */
+open func retryNotification(orderNo: String, eventId: String)async throws  -> Bool  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_retry_notification(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterString.lower(eventId)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_i8,
+            completeFunc: ffi_storefront_rust_future_complete_i8,
+            freeFunc: ffi_storefront_rust_future_free_i8,
+            liftFunc: FfiConverterBool.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * A session for calls on behalf of a user with a fixed token value; a rejected token
+     * (401 `invalid_token`) is reported to the caller.
+     */
+open func userSession(token: Secret) -> UserSession  {
+    return try!  FfiConverterTypeUserSession_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_client_user_session(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeSecret_lower(token),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * A session whose token comes from the host app's provider, asked again once when the
+     * service rejects a token with 401 `invalid_token`.
+     */
+open func userSessionWithProvider(provider: UserTokenProvider) -> UserSession  {
+    return try!  FfiConverterTypeUserSession_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_client_user_session_with_provider(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeUserTokenProvider_lower(provider),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeClient: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Client
+
+    public static func lift(_ handle: UInt64) throws -> Client {
+        return Client(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Client) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Client {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Client, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClient_lift(_ handle: UInt64) throws -> Client {
+    return try FfiConverterTypeClient.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
+    return FfiConverterTypeClient.lower(value)
+}
+
+
+
+
+
+
+/**
+ * A secret value; read it with `expose()` only where it must be used.
+ */
+public protocol SecretProtocol: AnyObject, Sendable {
+    
+    /**
+     * Length in bytes (safe to log).
+     */
+    func byteLen()  -> UInt64
+    
+    /**
+     * The secret text. Call only where it must be used (an HTTP header, a browser to open).
+     */
+    func expose()  -> String
+    
+}
+/**
+ * A secret value; read it with `expose()` only where it must be used.
+ */
+open class Secret: SecretProtocol, @unchecked Sendable, CustomStringConvertible {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_secret(self.handle, $0) }
+    }
+    /**
+     * Wraps a secret value (client secret, user access token, notification secret).
+     */
+public convenience init(value: String) {
+    let handle =
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_constructor_secret_new(
+        FfiConverterString.lower(value),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_secret(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Length in bytes (safe to log).
+     */
+open func byteLen() -> UInt64  {
+    return try!  FfiConverterUInt64.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_secret_byte_len(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * The secret text. Call only where it must be used (an HTTP header, a browser to open).
+     */
+open func expose() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_secret_expose(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+// The local Rust `Display` implementation.
+public var description: String {
+    return try!  FfiConverterString.lift(
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_secret_uniffi_trait_display(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+}
+    )
+}
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSecret: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Secret
+
+    public static func lift(_ handle: UInt64) throws -> Secret {
+        return Secret(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Secret) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Secret {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Secret, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSecret_lift(_ handle: UInt64) throws -> Secret {
+    return try FfiConverterTypeSecret.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSecret_lower(_ value: Secret) -> UInt64 {
+    return FfiConverterTypeSecret.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Signs notifications like the service does, for the host app's own receiver tests.
+ */
+public protocol TestSignerProtocol: AnyObject, Sendable {
+    
+    /**
+     * The `X-Service-Signature` value of `body` delivered at `timestamp` (Unix seconds).
+     */
+    func signature(timestamp: Int64, body: Data)  -> String
+    
+}
+/**
+ * Signs notifications like the service does, for the host app's own receiver tests.
+ */
+open class TestSigner: TestSignerProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_testsigner(self.handle, $0) }
+    }
+    /**
+     * A signer with this secret.
+     */
+public convenience init(secret: Secret) {
+    let handle =
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_constructor_testsigner_new(
+        FfiConverterTypeSecret_lower(secret),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_testsigner(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The `X-Service-Signature` value of `body` delivered at `timestamp` (Unix seconds).
+     */
+open func signature(timestamp: Int64, body: Data) -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_testsigner_signature(
+            self.uniffiCloneHandle(),
+        FfiConverterInt64.lower(timestamp),
+        FfiConverterData.lower(body),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTestSigner: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = TestSigner
+
+    public static func lift(_ handle: UInt64) throws -> TestSigner {
+        return TestSigner(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: TestSigner) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TestSigner {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: TestSigner, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTestSigner_lift(_ handle: UInt64) throws -> TestSigner {
+    return try FfiConverterTypeTestSigner.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTestSigner_lower(_ value: TestSigner) -> UInt64 {
+    return FfiConverterTypeTestSigner.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Calls on behalf of one user: catalog orders and payments, userinfo, and profile/products
+ * with the user's token. A client-credentials token is refused before anything is sent.
+ */
+public protocol UserSessionProtocol: AnyObject, Sendable {
+    
+    /**
+     * `POST /openapi/v1/orders`; returns the new `order_no`. Never re-sent once it may have
+     * been processed: a timeout, lost connection or 5xx gives `OutcomeUnknown` (repeated
+     * POSTs may create different orders). Creation does not mean paid.
+     */
+    func createOrder(request: CreateOrderRequest) async throws  -> String
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}`.
+     */
+    func getOrder(orderNo: String) async throws  -> CatalogOrder
+    
+    /**
+     * Every product over all pages from `query.page`, with the user's token.
+     */
+    func listAllProducts(query: ProductQuery) async throws  -> [Product]
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the user's token.
+     */
+    func listProducts(query: ProductQuery) async throws  -> ProductPage
+    
+    /**
+     * `GET /openapi/v1/merchant` with the user's token.
+     */
+    func merchantProfile() async throws  -> MerchantProfile
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}/payment`.
+     */
+    func paymentStatus(orderNo: String) async throws  -> PaymentStatus
+    
+    /**
+     * `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform
+     * coin may debit the wallet during the request); never re-sent once it may have been
+     * processed. A 200 does not prove payment.
+     */
+    func startPayment(orderNo: String, paymentNo: String) async throws  -> PaymentStart
+    
+    /**
+     * `GET {userinfo_endpoint}` (scope `openid`). The contract does not show its fields, so
+     * it is a map of JSON values.
+     */
+    func userinfo() async throws  -> [String: JsonValue]
+    
+    /**
+     * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
+     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
+     * the coroutine / task stops the polling.
+     */
+    func waitForPayment(orderNo: String, intervalMs: UInt64, timeoutMs: UInt64) async throws  -> PaymentWaitOutcome
+    
+}
+/**
+ * Calls on behalf of one user: catalog orders and payments, userinfo, and profile/products
+ * with the user's token. A client-credentials token is refused before anything is sent.
+ */
+open class UserSession: UserSessionProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_usersession(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_usersession(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * `POST /openapi/v1/orders`; returns the new `order_no`. Never re-sent once it may have
+     * been processed: a timeout, lost connection or 5xx gives `OutcomeUnknown` (repeated
+     * POSTs may create different orders). Creation does not mean paid.
+     */
+open func createOrder(request: CreateOrderRequest)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_create_order(
+                        self.uniffiCloneHandle(),FfiConverterTypeCreateOrderRequest_lower(request)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}`.
+     */
+open func getOrder(orderNo: String)async throws  -> CatalogOrder  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_get_order(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeCatalogOrder_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * Every product over all pages from `query.page`, with the user's token.
+     */
+open func listAllProducts(query: ProductQuery)async throws  -> [Product]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_list_all_products(
+                        self.uniffiCloneHandle(),FfiConverterTypeProductQuery_lower(query)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeProduct.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the user's token.
+     */
+open func listProducts(query: ProductQuery)async throws  -> ProductPage  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_list_products(
+                        self.uniffiCloneHandle(),FfiConverterTypeProductQuery_lower(query)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeProductPage_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/merchant` with the user's token.
+     */
+open func merchantProfile()async throws  -> MerchantProfile  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_merchant_profile(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeMerchantProfile_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}/payment`.
+     */
+open func paymentStatus(orderNo: String)async throws  -> PaymentStatus  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_payment_status(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePaymentStatus_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform
+     * coin may debit the wallet during the request); never re-sent once it may have been
+     * processed. A 200 does not prove payment.
+     */
+open func startPayment(orderNo: String, paymentNo: String)async throws  -> PaymentStart  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_start_payment(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterString.lower(paymentNo)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePaymentStart_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * `GET {userinfo_endpoint}` (scope `openid`). The contract does not show its fields, so
+     * it is a map of JSON values.
+     */
+open func userinfo()async throws  -> [String: JsonValue]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_userinfo(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterDictionaryStringTypeJsonValue.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
+     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
+     * the coroutine / task stops the polling.
+     */
+open func waitForPayment(orderNo: String, intervalMs: UInt64, timeoutMs: UInt64)async throws  -> PaymentWaitOutcome  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usersession_wait_for_payment(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterUInt64.lower(intervalMs),FfiConverterUInt64.lower(timeoutMs)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypePaymentWaitOutcome_lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeUserSession: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = UserSession
+
+    public static func lift(_ handle: UInt64) throws -> UserSession {
+        return UserSession(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: UserSession) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UserSession {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: UserSession, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUserSession_lift(_ handle: UInt64) throws -> UserSession {
+    return try FfiConverterTypeUserSession.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUserSession_lower(_ value: UserSession) -> UInt64 {
+    return FfiConverterTypeUserSession.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Supplies user-authorized access tokens. Implement it in Kotlin or Swift; throw
+ * `StorefrontException.TokenProvider` (Swift: `StorefrontError.TokenProvider`) when no token
+ * can be had (for example the user is signed out).
+ */
+public protocol UserTokenProvider: AnyObject, Sendable {
+    
+    /**
+     * Returns a current user access token. `rejected` is the token the service just refused
+     * with 401 `invalid_token` (refresh or re-authorize), or null on the first call.
+     */
+    func userToken(rejected: Secret?) async throws  -> String
+    
+}
+/**
+ * Supplies user-authorized access tokens. Implement it in Kotlin or Swift; throw
+ * `StorefrontException.TokenProvider` (Swift: `StorefrontError.TokenProvider`) when no token
+ * can be had (for example the user is signed out).
+ */
+open class UserTokenProviderImpl: UserTokenProvider, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_usertokenprovider(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_usertokenprovider(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Returns a current user access token. `rejected` is the token the service just refused
+     * with 401 `invalid_token` (refresh or re-authorize), or null on the first call.
+     */
+open func userToken(rejected: Secret?)async throws  -> String  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_usertokenprovider_user_token(
+                        self.uniffiCloneHandle(),FfiConverterOptionTypeSecret.lower(rejected)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterString.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceUserTokenProvider {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceUserTokenProvider = UniffiVTableCallbackInterfaceUserTokenProvider(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeUserTokenProvider.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface UserTokenProvider: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeUserTokenProvider.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface UserTokenProvider: handle missing in uniffiClone")
+            }
+        },
+        userToken: { (
+            uniffiHandle: UInt64,
+            rejected: RustBuffer,
+            uniffiFutureCallback: @escaping UniffiForeignFutureCompleteRustBuffer,
+            uniffiCallbackData: UInt64,
+            uniffiOutDroppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+        ) in
+            let makeCall = {
+                () async throws -> String in
+                guard let uniffiObj = try? FfiConverterTypeUserTokenProvider.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return try await uniffiObj.userToken(
+                     rejected: try FfiConverterOptionTypeSecret.lift(rejected)
+                )
+            }
+
+            let uniffiHandleSuccess = { (returnValue: String) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: FfiConverterString.lower(returnValue),
+                        callStatus: RustCallStatus()
+                    )
+                )
+            }
+            let uniffiHandleError = { (statusCode, errorBuf) in
+                uniffiFutureCallback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer(
+                        returnValue: RustBuffer.empty(),
+                        callStatus: RustCallStatus(code: statusCode, errorBuf: errorBuf)
+                    )
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall: makeCall,
+                handleSuccess: uniffiHandleSuccess,
+                handleError: uniffiHandleError,
+                lowerError: FfiConverterTypeStorefrontError_lower,
+                droppedCallback: uniffiOutDroppedCallback
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceUserTokenProvider> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceUserTokenProvider>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitUserTokenProvider() {
+    uniffi_storefront_fn_init_callback_vtable_usertokenprovider(UniffiCallbackInterfaceUserTokenProvider.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeUserTokenProvider: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<UserTokenProvider>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = UserTokenProvider
+
+    public static func lift(_ handle: UInt64) throws -> UserTokenProvider {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return UserTokenProviderImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: UserTokenProvider) -> UInt64 {
+         if let rustImpl = value as? UserTokenProviderImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UserTokenProvider {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: UserTokenProvider, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUserTokenProvider_lift(_ handle: UInt64) throws -> UserTokenProvider {
+    return try FfiConverterTypeUserTokenProvider.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeUserTokenProvider_lower(_ value: UserTokenProvider) -> UInt64 {
+    return FfiConverterTypeUserTokenProvider.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Verifies signed status notifications against one or more secrets.
+ */
+public protocol WebhookVerifierProtocol: AnyObject, Sendable {
+    
+    /**
+     * Verifies one delivery against the system clock: the three header values (null when
+     * absent) and the raw body bytes exactly as received. Returns the typed notification.
+     */
+    func verify(eventId: String?, timestamp: String?, signature: String?, body: Data) throws  -> StatusNotification
+    
+    /**
+     * `verify` with "now" given in Unix seconds (tests, servers with their own time source).
+     */
+    func verifyAt(eventId: String?, timestamp: String?, signature: String?, body: Data, nowUnixSeconds: Int64) throws  -> StatusNotification
+    
+}
+/**
+ * Verifies signed status notifications against one or more secrets.
+ */
+open class WebhookVerifier: WebhookVerifierProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_webhookverifier(self.handle, $0) }
+    }
+    /**
+     * A verifier accepting a signature by any of `secrets` (keep old secrets while old
+     * payments may still notify). `tolerance_seconds` defaults to the contract's 5 minutes.
+     */
+public convenience init(secrets: [Secret], toleranceSeconds: UInt64? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeWebhookError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_constructor_webhookverifier_new(
+        FfiConverterSequenceTypeSecret.lower(secrets),
+        FfiConverterOptionUInt64.lower(toleranceSeconds),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_webhookverifier(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * Verifies one delivery against the system clock: the three header values (null when
+     * absent) and the raw body bytes exactly as received. Returns the typed notification.
+     */
+open func verify(eventId: String?, timestamp: String?, signature: String?, body: Data)throws  -> StatusNotification  {
+    return try  FfiConverterTypeStatusNotification_lift(try rustCallWithError(FfiConverterTypeWebhookError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_webhookverifier_verify(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionString.lower(eventId),
+        FfiConverterOptionString.lower(timestamp),
+        FfiConverterOptionString.lower(signature),
+        FfiConverterData.lower(body),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * `verify` with "now" given in Unix seconds (tests, servers with their own time source).
+     */
+open func verifyAt(eventId: String?, timestamp: String?, signature: String?, body: Data, nowUnixSeconds: Int64)throws  -> StatusNotification  {
+    return try  FfiConverterTypeStatusNotification_lift(try rustCallWithError(FfiConverterTypeWebhookError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_webhookverifier_verify_at(
+            self.uniffiCloneHandle(),
+        FfiConverterOptionString.lower(eventId),
+        FfiConverterOptionString.lower(timestamp),
+        FfiConverterOptionString.lower(signature),
+        FfiConverterData.lower(body),
+        FfiConverterInt64.lower(nowUnixSeconds),uniffiCallStatus
+    )
+})
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeWebhookVerifier: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = WebhookVerifier
+
+    public static func lift(_ handle: UInt64) throws -> WebhookVerifier {
+        return WebhookVerifier(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: WebhookVerifier) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> WebhookVerifier {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: WebhookVerifier, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookVerifier_lift(_ handle: UInt64) throws -> WebhookVerifier {
+    return try FfiConverterTypeWebhookVerifier.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookVerifier_lower(_ value: WebhookVerifier) -> UInt64 {
+    return FfiConverterTypeWebhookVerifier.lower(value)
+}
+
+
+
+
+/**
+ * A catalog order (`GET /openapi/v1/orders/{order_no}`). Amounts are eight-decimal fixed
+ * point; times have no zone (`null` when the service sent none).
+ */
+public struct CatalogOrder: Equatable, Hashable {
+    /**
+     * Order number.
+     */
+    public var orderNo: String
+    /**
+     * Product number.
+     */
+    public var gdNo: String
+    /**
+     * Title.
+     */
+    public var title: String
+    /**
+     * Quantity.
+     */
+    public var quantity: UInt32
+    /**
+     * Order status (business logic uses this, not `status_label`).
+     */
+    public var status: OrderStatus
+    /**
+     * Display text of the status.
+     */
+    public var statusLabel: String
+    /**
+     * Product pricing currency.
+     */
+    public var currency: String
+    /**
+     * Display precision of `currency`.
+     */
+    public var currencyDecimals: UInt32
+    /**
+     * Total, eight-decimal fixed point.
+     */
+    public var totalAmount: Int64
+    /**
+     * Discount, eight-decimal fixed point.
+     */
+    public var discountAmount: Int64
+    /**
+     * Order fee record, eight-decimal fixed point.
+     */
+    public var handlingAmount: Int64
+    /**
+     * Payment amount record, eight-decimal fixed point.
+     */
+    public var payAmount: Int64
+    /**
+     * Payment currency.
+     */
+    public var paymentCurrency: String
+    /**
+     * Display precision of the payment currency.
+     */
+    public var paymentCurrencyDecimals: UInt32
+    /**
+     * Subtotal in payment currency, eight-decimal fixed point (prefer these for display).
+     */
+    public var paymentSubtotal: Int64
+    /**
+     * Fee in payment currency, eight-decimal fixed point.
+     */
+    public var paymentHandlingAmount: Int64
+    /**
+     * Amount paid in payment currency, eight-decimal fixed point.
+     */
+    public var paymentPayAmount: Int64
+    /**
+     * The order's channel identifier.
+     */
+    public var paymentNo: String
+    /**
+     * The channel's name.
+     */
+    public var paymentName: String
+    /**
+     * Channels recorded for the order, when given.
+     */
+    public var paymentMethods: [String]?
+    /**
+     * Recorded trade number.
+     */
+    public var tradeNo: String
+    /**
+     * Payment time (no zone).
+     */
+    public var paidTime: PrimitiveDateTime?
+    /**
+     * Creation time (no zone).
+     */
+    public var createdAt: PrimitiveDateTime?
+    /**
+     * Last update time (no zone).
+     */
+    public var updatedAt: PrimitiveDateTime?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Order number.
+         */orderNo: String, 
+        /**
+         * Product number.
+         */gdNo: String, 
+        /**
+         * Title.
+         */title: String, 
+        /**
+         * Quantity.
+         */quantity: UInt32, 
+        /**
+         * Order status (business logic uses this, not `status_label`).
+         */status: OrderStatus, 
+        /**
+         * Display text of the status.
+         */statusLabel: String, 
+        /**
+         * Product pricing currency.
+         */currency: String, 
+        /**
+         * Display precision of `currency`.
+         */currencyDecimals: UInt32, 
+        /**
+         * Total, eight-decimal fixed point.
+         */totalAmount: Int64, 
+        /**
+         * Discount, eight-decimal fixed point.
+         */discountAmount: Int64, 
+        /**
+         * Order fee record, eight-decimal fixed point.
+         */handlingAmount: Int64, 
+        /**
+         * Payment amount record, eight-decimal fixed point.
+         */payAmount: Int64, 
+        /**
+         * Payment currency.
+         */paymentCurrency: String, 
+        /**
+         * Display precision of the payment currency.
+         */paymentCurrencyDecimals: UInt32, 
+        /**
+         * Subtotal in payment currency, eight-decimal fixed point (prefer these for display).
+         */paymentSubtotal: Int64, 
+        /**
+         * Fee in payment currency, eight-decimal fixed point.
+         */paymentHandlingAmount: Int64, 
+        /**
+         * Amount paid in payment currency, eight-decimal fixed point.
+         */paymentPayAmount: Int64, 
+        /**
+         * The order's channel identifier.
+         */paymentNo: String, 
+        /**
+         * The channel's name.
+         */paymentName: String, 
+        /**
+         * Channels recorded for the order, when given.
+         */paymentMethods: [String]?, 
+        /**
+         * Recorded trade number.
+         */tradeNo: String, 
+        /**
+         * Payment time (no zone).
+         */paidTime: PrimitiveDateTime?, 
+        /**
+         * Creation time (no zone).
+         */createdAt: PrimitiveDateTime?, 
+        /**
+         * Last update time (no zone).
+         */updatedAt: PrimitiveDateTime?) {
+        self.orderNo = orderNo
+        self.gdNo = gdNo
+        self.title = title
+        self.quantity = quantity
+        self.status = status
+        self.statusLabel = statusLabel
+        self.currency = currency
+        self.currencyDecimals = currencyDecimals
+        self.totalAmount = totalAmount
+        self.discountAmount = discountAmount
+        self.handlingAmount = handlingAmount
+        self.payAmount = payAmount
+        self.paymentCurrency = paymentCurrency
+        self.paymentCurrencyDecimals = paymentCurrencyDecimals
+        self.paymentSubtotal = paymentSubtotal
+        self.paymentHandlingAmount = paymentHandlingAmount
+        self.paymentPayAmount = paymentPayAmount
+        self.paymentNo = paymentNo
+        self.paymentName = paymentName
+        self.paymentMethods = paymentMethods
+        self.tradeNo = tradeNo
+        self.paidTime = paidTime
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension CatalogOrder: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCatalogOrder: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> CatalogOrder {
+        return
+            try CatalogOrder(
+                orderNo: FfiConverterString.read(from: &buf), 
+                gdNo: FfiConverterString.read(from: &buf), 
+                title: FfiConverterString.read(from: &buf), 
+                quantity: FfiConverterUInt32.read(from: &buf), 
+                status: FfiConverterTypeOrderStatus.read(from: &buf), 
+                statusLabel: FfiConverterString.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                totalAmount: FfiConverterInt64.read(from: &buf), 
+                discountAmount: FfiConverterInt64.read(from: &buf), 
+                handlingAmount: FfiConverterInt64.read(from: &buf), 
+                payAmount: FfiConverterInt64.read(from: &buf), 
+                paymentCurrency: FfiConverterString.read(from: &buf), 
+                paymentCurrencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                paymentSubtotal: FfiConverterInt64.read(from: &buf), 
+                paymentHandlingAmount: FfiConverterInt64.read(from: &buf), 
+                paymentPayAmount: FfiConverterInt64.read(from: &buf), 
+                paymentNo: FfiConverterString.read(from: &buf), 
+                paymentName: FfiConverterString.read(from: &buf), 
+                paymentMethods: FfiConverterOptionSequenceString.read(from: &buf), 
+                tradeNo: FfiConverterString.read(from: &buf), 
+                paidTime: FfiConverterOptionTypePrimitiveDateTime.read(from: &buf), 
+                createdAt: FfiConverterOptionTypePrimitiveDateTime.read(from: &buf), 
+                updatedAt: FfiConverterOptionTypePrimitiveDateTime.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: CatalogOrder, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.orderNo, into: &buf)
+        FfiConverterString.write(value.gdNo, into: &buf)
+        FfiConverterString.write(value.title, into: &buf)
+        FfiConverterUInt32.write(value.quantity, into: &buf)
+        FfiConverterTypeOrderStatus.write(value.status, into: &buf)
+        FfiConverterString.write(value.statusLabel, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterInt64.write(value.totalAmount, into: &buf)
+        FfiConverterInt64.write(value.discountAmount, into: &buf)
+        FfiConverterInt64.write(value.handlingAmount, into: &buf)
+        FfiConverterInt64.write(value.payAmount, into: &buf)
+        FfiConverterString.write(value.paymentCurrency, into: &buf)
+        FfiConverterUInt32.write(value.paymentCurrencyDecimals, into: &buf)
+        FfiConverterInt64.write(value.paymentSubtotal, into: &buf)
+        FfiConverterInt64.write(value.paymentHandlingAmount, into: &buf)
+        FfiConverterInt64.write(value.paymentPayAmount, into: &buf)
+        FfiConverterString.write(value.paymentNo, into: &buf)
+        FfiConverterString.write(value.paymentName, into: &buf)
+        FfiConverterOptionSequenceString.write(value.paymentMethods, into: &buf)
+        FfiConverterString.write(value.tradeNo, into: &buf)
+        FfiConverterOptionTypePrimitiveDateTime.write(value.paidTime, into: &buf)
+        FfiConverterOptionTypePrimitiveDateTime.write(value.createdAt, into: &buf)
+        FfiConverterOptionTypePrimitiveDateTime.write(value.updatedAt, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCatalogOrder_lift(_ buf: RustBuffer) throws -> CatalogOrder {
+    return try FfiConverterTypeCatalogOrder.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCatalogOrder_lower(_ value: CatalogOrder) -> RustBuffer {
+    return FfiConverterTypeCatalogOrder.lower(value)
+}
+
+
+/**
+ * Everything a `Client` needs. Optional fields left null take the SDK's defaults.
+ */
+public struct ClientConfig {
+    /**
+     * `{base_url}`: full API base address with its path prefix (`https://host/api`).
+     */
+    public var baseUrl: String
+    /**
+     * `{token_endpoint}`.
+     */
+    public var tokenEndpoint: String
+    /**
+     * OAuth client id.
+     */
+    public var clientId: String
+    /**
+     * OAuth client secret (confidential clients; kept on the merchant server only).
+     */
+    public var clientSecret: Secret?
+    /**
+     * `{userinfo_endpoint}`, if assigned.
+     */
+    public var userinfoEndpoint: String?
+    /**
+     * Scopes of the client-credentials token (default: profile, products, merchant payments).
+     */
+    public var scopes: [String]?
+    /**
+     * Timeout of one HTTP attempt in milliseconds (default 10 000).
+     */
+    public var attemptTimeoutMs: UInt64?
+    /**
+     * Deadline of one call across retries and waits in milliseconds (default 30 000).
+     */
+    public var overallDeadlineMs: UInt64?
+    /**
+     * Retry policy of safe requests (default: 4 attempts).
+     */
+    public var retry: RetryPolicy?
+    /**
+     * The host app's product token, appended to the SDK's user agent.
+     */
+    public var userAgent: String?
+    /**
+     * PEM certificates: when set, only these roots are trusted (for example the sandbox CA)
+     * and the platform verifier is not used; when null, the platform verifier decides.
+     */
+    public var rootCaPem: String?
+    /**
+     * Accept plain `http://` for loopback hosts (local development against the sandbox only).
+     */
+    public var allowInsecureLoopback: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `{base_url}`: full API base address with its path prefix (`https://host/api`).
+         */baseUrl: String, 
+        /**
+         * `{token_endpoint}`.
+         */tokenEndpoint: String, 
+        /**
+         * OAuth client id.
+         */clientId: String, 
+        /**
+         * OAuth client secret (confidential clients; kept on the merchant server only).
+         */clientSecret: Secret? = nil, 
+        /**
+         * `{userinfo_endpoint}`, if assigned.
+         */userinfoEndpoint: String? = nil, 
+        /**
+         * Scopes of the client-credentials token (default: profile, products, merchant payments).
+         */scopes: [String]? = nil, 
+        /**
+         * Timeout of one HTTP attempt in milliseconds (default 10 000).
+         */attemptTimeoutMs: UInt64? = nil, 
+        /**
+         * Deadline of one call across retries and waits in milliseconds (default 30 000).
+         */overallDeadlineMs: UInt64? = nil, 
+        /**
+         * Retry policy of safe requests (default: 4 attempts).
+         */retry: RetryPolicy? = nil, 
+        /**
+         * The host app's product token, appended to the SDK's user agent.
+         */userAgent: String? = nil, 
+        /**
+         * PEM certificates: when set, only these roots are trusted (for example the sandbox CA)
+         * and the platform verifier is not used; when null, the platform verifier decides.
+         */rootCaPem: String? = nil, 
+        /**
+         * Accept plain `http://` for loopback hosts (local development against the sandbox only).
+         */allowInsecureLoopback: Bool = false) {
+        self.baseUrl = baseUrl
+        self.tokenEndpoint = tokenEndpoint
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.userinfoEndpoint = userinfoEndpoint
+        self.scopes = scopes
+        self.attemptTimeoutMs = attemptTimeoutMs
+        self.overallDeadlineMs = overallDeadlineMs
+        self.retry = retry
+        self.userAgent = userAgent
+        self.rootCaPem = rootCaPem
+        self.allowInsecureLoopback = allowInsecureLoopback
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ClientConfig: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ClientConfig {
+        return
+            try ClientConfig(
+                baseUrl: FfiConverterString.read(from: &buf), 
+                tokenEndpoint: FfiConverterString.read(from: &buf), 
+                clientId: FfiConverterString.read(from: &buf), 
+                clientSecret: FfiConverterOptionTypeSecret.read(from: &buf), 
+                userinfoEndpoint: FfiConverterOptionString.read(from: &buf), 
+                scopes: FfiConverterOptionSequenceString.read(from: &buf), 
+                attemptTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
+                overallDeadlineMs: FfiConverterOptionUInt64.read(from: &buf), 
+                retry: FfiConverterOptionTypeRetryPolicy.read(from: &buf), 
+                userAgent: FfiConverterOptionString.read(from: &buf), 
+                rootCaPem: FfiConverterOptionString.read(from: &buf), 
+                allowInsecureLoopback: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ClientConfig, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.baseUrl, into: &buf)
+        FfiConverterString.write(value.tokenEndpoint, into: &buf)
+        FfiConverterString.write(value.clientId, into: &buf)
+        FfiConverterOptionTypeSecret.write(value.clientSecret, into: &buf)
+        FfiConverterOptionString.write(value.userinfoEndpoint, into: &buf)
+        FfiConverterOptionSequenceString.write(value.scopes, into: &buf)
+        FfiConverterOptionUInt64.write(value.attemptTimeoutMs, into: &buf)
+        FfiConverterOptionUInt64.write(value.overallDeadlineMs, into: &buf)
+        FfiConverterOptionTypeRetryPolicy.write(value.retry, into: &buf)
+        FfiConverterOptionString.write(value.userAgent, into: &buf)
+        FfiConverterOptionString.write(value.rootCaPem, into: &buf)
+        FfiConverterBool.write(value.allowInsecureLoopback, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientConfig_lift(_ buf: RustBuffer) throws -> ClientConfig {
+    return try FfiConverterTypeClientConfig.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeClientConfig_lower(_ value: ClientConfig) -> RustBuffer {
+    return FfiConverterTypeClientConfig.lower(value)
+}
+
+
+/**
+ * Parameters of `POST /openapi/v1/merchant-payments`. Every limit of the contract is checked
+ * before sending. Leave `idempotency_key` null to have one generated (it is returned in
+ * `CreatedMerchantPayment`: persist it and reuse it to retry the same creation).
+ */
+public struct CreateMerchantPaymentRequest {
+    /**
+     * Merchant's business order reference (non-empty after trim, max 191 bytes).
+     */
+    public var externalReference: String
+    /**
+     * Amount in minor units (positive, max 9007199254740991).
+     */
+    public var amountMinor: Int64
+    /**
+     * Uppercase currency code.
+     */
+    public var currency: String
+    /**
+     * Idempotency key (max 128 bytes); generated when null.
+     */
+    public var idempotencyKey: String?
+    /**
+     * Restrict to this channel; null lets the buyer choose at checkout.
+     */
+    public var paymentNo: String?
+    /**
+     * Shown to the buyer (max 500 bytes).
+     */
+    public var description: String?
+    /**
+     * Seconds until expiry, 60 to 7200 (service default 1800).
+     */
+    public var expiresIn: UInt32?
+    /**
+     * Per-payment notification switch (false must not be combined with address or secret).
+     */
+    public var notifyEnabled: Bool?
+    /**
+     * Notification address (public HTTPS), together with `notify_secret`.
+     */
+    public var notifyUrl: String?
+    /**
+     * Notification signing secret (32 to 256 bytes, no whitespace).
+     */
+    public var notifySecret: Secret?
+    /**
+     * Return address for the buyer's browser after `paid`.
+     */
+    public var returnUrl: String?
+    /**
+     * When set, the created payment's `currency_decimals` must equal it.
+     */
+    public var expectedCurrencyDecimals: UInt32?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Merchant's business order reference (non-empty after trim, max 191 bytes).
+         */externalReference: String, 
+        /**
+         * Amount in minor units (positive, max 9007199254740991).
+         */amountMinor: Int64, 
+        /**
+         * Uppercase currency code.
+         */currency: String, 
+        /**
+         * Idempotency key (max 128 bytes); generated when null.
+         */idempotencyKey: String? = nil, 
+        /**
+         * Restrict to this channel; null lets the buyer choose at checkout.
+         */paymentNo: String? = nil, 
+        /**
+         * Shown to the buyer (max 500 bytes).
+         */description: String? = nil, 
+        /**
+         * Seconds until expiry, 60 to 7200 (service default 1800).
+         */expiresIn: UInt32? = nil, 
+        /**
+         * Per-payment notification switch (false must not be combined with address or secret).
+         */notifyEnabled: Bool? = nil, 
+        /**
+         * Notification address (public HTTPS), together with `notify_secret`.
+         */notifyUrl: String? = nil, 
+        /**
+         * Notification signing secret (32 to 256 bytes, no whitespace).
+         */notifySecret: Secret? = nil, 
+        /**
+         * Return address for the buyer's browser after `paid`.
+         */returnUrl: String? = nil, 
+        /**
+         * When set, the created payment's `currency_decimals` must equal it.
+         */expectedCurrencyDecimals: UInt32? = nil) {
+        self.externalReference = externalReference
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.idempotencyKey = idempotencyKey
+        self.paymentNo = paymentNo
+        self.description = description
+        self.expiresIn = expiresIn
+        self.notifyEnabled = notifyEnabled
+        self.notifyUrl = notifyUrl
+        self.notifySecret = notifySecret
+        self.returnUrl = returnUrl
+        self.expectedCurrencyDecimals = expectedCurrencyDecimals
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension CreateMerchantPaymentRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCreateMerchantPaymentRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> CreateMerchantPaymentRequest {
+        return
+            try CreateMerchantPaymentRequest(
+                externalReference: FfiConverterString.read(from: &buf), 
+                amountMinor: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                idempotencyKey: FfiConverterOptionString.read(from: &buf), 
+                paymentNo: FfiConverterOptionString.read(from: &buf), 
+                description: FfiConverterOptionString.read(from: &buf), 
+                expiresIn: FfiConverterOptionUInt32.read(from: &buf), 
+                notifyEnabled: FfiConverterOptionBool.read(from: &buf), 
+                notifyUrl: FfiConverterOptionString.read(from: &buf), 
+                notifySecret: FfiConverterOptionTypeSecret.read(from: &buf), 
+                returnUrl: FfiConverterOptionString.read(from: &buf), 
+                expectedCurrencyDecimals: FfiConverterOptionUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: CreateMerchantPaymentRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.externalReference, into: &buf)
+        FfiConverterInt64.write(value.amountMinor, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterOptionString.write(value.idempotencyKey, into: &buf)
+        FfiConverterOptionString.write(value.paymentNo, into: &buf)
+        FfiConverterOptionString.write(value.description, into: &buf)
+        FfiConverterOptionUInt32.write(value.expiresIn, into: &buf)
+        FfiConverterOptionBool.write(value.notifyEnabled, into: &buf)
+        FfiConverterOptionString.write(value.notifyUrl, into: &buf)
+        FfiConverterOptionTypeSecret.write(value.notifySecret, into: &buf)
+        FfiConverterOptionString.write(value.returnUrl, into: &buf)
+        FfiConverterOptionUInt32.write(value.expectedCurrencyDecimals, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCreateMerchantPaymentRequest_lift(_ buf: RustBuffer) throws -> CreateMerchantPaymentRequest {
+    return try FfiConverterTypeCreateMerchantPaymentRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCreateMerchantPaymentRequest_lower(_ value: CreateMerchantPaymentRequest) -> RustBuffer {
+    return FfiConverterTypeCreateMerchantPaymentRequest.lower(value)
+}
+
+
+/**
+ * Body of `POST /openapi/v1/orders`.
+ */
+public struct CreateOrderRequest: Equatable, Hashable {
+    /**
+     * Product number.
+     */
+    public var gdNo: String
+    /**
+     * Quantity, 1 or more.
+     */
+    public var quantity: UInt32
+    /**
+     * Real platform channel identifier (not a currency code or display name).
+     */
+    public var paymentNo: String
+    /**
+     * Additional input keyed by the `other_ipu_cnf` key part (build it with `buildOtherIpu`).
+     */
+    public var otherIpu: [String: String]?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Product number.
+         */gdNo: String, 
+        /**
+         * Quantity, 1 or more.
+         */quantity: UInt32, 
+        /**
+         * Real platform channel identifier (not a currency code or display name).
+         */paymentNo: String, 
+        /**
+         * Additional input keyed by the `other_ipu_cnf` key part (build it with `buildOtherIpu`).
+         */otherIpu: [String: String]? = nil) {
+        self.gdNo = gdNo
+        self.quantity = quantity
+        self.paymentNo = paymentNo
+        self.otherIpu = otherIpu
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension CreateOrderRequest: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCreateOrderRequest: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> CreateOrderRequest {
+        return
+            try CreateOrderRequest(
+                gdNo: FfiConverterString.read(from: &buf), 
+                quantity: FfiConverterUInt32.read(from: &buf), 
+                paymentNo: FfiConverterString.read(from: &buf), 
+                otherIpu: FfiConverterOptionDictionaryStringString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: CreateOrderRequest, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.gdNo, into: &buf)
+        FfiConverterUInt32.write(value.quantity, into: &buf)
+        FfiConverterString.write(value.paymentNo, into: &buf)
+        FfiConverterOptionDictionaryStringString.write(value.otherIpu, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCreateOrderRequest_lift(_ buf: RustBuffer) throws -> CreateOrderRequest {
+    return try FfiConverterTypeCreateOrderRequest.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCreateOrderRequest_lower(_ value: CreateOrderRequest) -> RustBuffer {
+    return FfiConverterTypeCreateOrderRequest.lower(value)
+}
+
+
+/**
+ * A created merchant payment and the idempotency key that was sent.
+ */
+public struct CreatedMerchantPayment {
+    /**
+     * The idempotency key sent (persist it; retry the same creation with it).
+     */
+    public var idempotencyKey: String
+    /**
+     * The payment as created (amount, currency and precision checked against the request).
+     */
+    public var payment: MerchantPayment
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The idempotency key sent (persist it; retry the same creation with it).
+         */idempotencyKey: String, 
+        /**
+         * The payment as created (amount, currency and precision checked against the request).
+         */payment: MerchantPayment) {
+        self.idempotencyKey = idempotencyKey
+        self.payment = payment
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension CreatedMerchantPayment: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeCreatedMerchantPayment: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> CreatedMerchantPayment {
+        return
+            try CreatedMerchantPayment(
+                idempotencyKey: FfiConverterString.read(from: &buf), 
+                payment: FfiConverterTypeMerchantPayment.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: CreatedMerchantPayment, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.idempotencyKey, into: &buf)
+        FfiConverterTypeMerchantPayment.write(value.payment, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCreatedMerchantPayment_lift(_ buf: RustBuffer) throws -> CreatedMerchantPayment {
+    return try FfiConverterTypeCreatedMerchantPayment.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeCreatedMerchantPayment_lower(_ value: CreatedMerchantPayment) -> RustBuffer {
+    return FfiConverterTypeCreatedMerchantPayment.lower(value)
+}
+
+
+/**
+ * One delivery attempt. The contract shows only `finished_at` (absent: interrupted or in
+ * progress); the other fields are kept as JSON values.
+ */
+public struct DeliveryAttempt: Equatable, Hashable {
+    /**
+     * When the attempt finished; null when interrupted or still in progress.
+     */
+    public var finishedAt: JsonValue?
+    /**
+     * The other fields of the attempt, as sent.
+     */
+    public var other: [String: JsonValue]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * When the attempt finished; null when interrupted or still in progress.
+         */finishedAt: JsonValue?, 
+        /**
+         * The other fields of the attempt, as sent.
+         */other: [String: JsonValue]) {
+        self.finishedAt = finishedAt
+        self.other = other
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DeliveryAttempt: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDeliveryAttempt: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DeliveryAttempt {
+        return
+            try DeliveryAttempt(
+                finishedAt: FfiConverterOptionTypeJsonValue.read(from: &buf), 
+                other: FfiConverterDictionaryStringTypeJsonValue.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DeliveryAttempt, into buf: inout [UInt8]) {
+        FfiConverterOptionTypeJsonValue.write(value.finishedAt, into: &buf)
+        FfiConverterDictionaryStringTypeJsonValue.write(value.other, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryAttempt_lift(_ buf: RustBuffer) throws -> DeliveryAttempt {
+    return try FfiConverterTypeDeliveryAttempt.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryAttempt_lower(_ value: DeliveryAttempt) -> RustBuffer {
+    return FfiConverterTypeDeliveryAttempt.lower(value)
+}
+
+
+/**
+ * A notification delivery record. Fields whose types the contract does not show stay JSON
+ * values.
+ */
+public struct DeliveryRecord: Equatable, Hashable {
+    /**
+     * Notification event number.
+     */
+    public var eventId: String
+    /**
+     * Status version of the snapshot.
+     */
+    public var statusVersion: UInt64
+    /**
+     * The snapshot sent.
+     */
+    public var event: JsonValue
+    /**
+     * Delivery state.
+     */
+    public var deliveryStatus: DeliveryStatus
+    /**
+     * Cumulative attempts.
+     */
+    public var attempts: UInt64
+    /**
+     * Next automatic attempt, if any.
+     */
+    public var nextAttemptAt: JsonValue?
+    /**
+     * HTTP status of the last attempt, if any.
+     */
+    public var lastHttpStatus: JsonValue?
+    /**
+     * Error of the last attempt, if any.
+     */
+    public var lastError: JsonValue?
+    /**
+     * The most recent 20 attempts.
+     */
+    public var deliveryAttempts: [DeliveryAttempt]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Notification event number.
+         */eventId: String, 
+        /**
+         * Status version of the snapshot.
+         */statusVersion: UInt64, 
+        /**
+         * The snapshot sent.
+         */event: JsonValue, 
+        /**
+         * Delivery state.
+         */deliveryStatus: DeliveryStatus, 
+        /**
+         * Cumulative attempts.
+         */attempts: UInt64, 
+        /**
+         * Next automatic attempt, if any.
+         */nextAttemptAt: JsonValue?, 
+        /**
+         * HTTP status of the last attempt, if any.
+         */lastHttpStatus: JsonValue?, 
+        /**
+         * Error of the last attempt, if any.
+         */lastError: JsonValue?, 
+        /**
+         * The most recent 20 attempts.
+         */deliveryAttempts: [DeliveryAttempt]) {
+        self.eventId = eventId
+        self.statusVersion = statusVersion
+        self.event = event
+        self.deliveryStatus = deliveryStatus
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastHttpStatus = lastHttpStatus
+        self.lastError = lastError
+        self.deliveryAttempts = deliveryAttempts
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension DeliveryRecord: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDeliveryRecord: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DeliveryRecord {
+        return
+            try DeliveryRecord(
+                eventId: FfiConverterString.read(from: &buf), 
+                statusVersion: FfiConverterUInt64.read(from: &buf), 
+                event: FfiConverterTypeJsonValue.read(from: &buf), 
+                deliveryStatus: FfiConverterTypeDeliveryStatus.read(from: &buf), 
+                attempts: FfiConverterUInt64.read(from: &buf), 
+                nextAttemptAt: FfiConverterOptionTypeJsonValue.read(from: &buf), 
+                lastHttpStatus: FfiConverterOptionTypeJsonValue.read(from: &buf), 
+                lastError: FfiConverterOptionTypeJsonValue.read(from: &buf), 
+                deliveryAttempts: FfiConverterSequenceTypeDeliveryAttempt.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: DeliveryRecord, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.eventId, into: &buf)
+        FfiConverterUInt64.write(value.statusVersion, into: &buf)
+        FfiConverterTypeJsonValue.write(value.event, into: &buf)
+        FfiConverterTypeDeliveryStatus.write(value.deliveryStatus, into: &buf)
+        FfiConverterUInt64.write(value.attempts, into: &buf)
+        FfiConverterOptionTypeJsonValue.write(value.nextAttemptAt, into: &buf)
+        FfiConverterOptionTypeJsonValue.write(value.lastHttpStatus, into: &buf)
+        FfiConverterOptionTypeJsonValue.write(value.lastError, into: &buf)
+        FfiConverterSequenceTypeDeliveryAttempt.write(value.deliveryAttempts, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryRecord_lift(_ buf: RustBuffer) throws -> DeliveryRecord {
+    return try FfiConverterTypeDeliveryRecord.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryRecord_lower(_ value: DeliveryRecord) -> RustBuffer {
+    return FfiConverterTypeDeliveryRecord.lower(value)
+}
+
+
+/**
+ * What the token endpoint granted for the client-credentials token (the token stays inside).
+ */
+public struct GrantedToken: Equatable, Hashable {
+    /**
+     * Granted scopes.
+     */
+    public var scope: [String]
+    /**
+     * Lifetime in seconds as granted (`expires_in`).
+     */
+    public var expiresIn: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Granted scopes.
+         */scope: [String], 
+        /**
+         * Lifetime in seconds as granted (`expires_in`).
+         */expiresIn: UInt64) {
+        self.scope = scope
+        self.expiresIn = expiresIn
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension GrantedToken: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeGrantedToken: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> GrantedToken {
+        return
+            try GrantedToken(
+                scope: FfiConverterSequenceString.read(from: &buf), 
+                expiresIn: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: GrantedToken, into buf: inout [UInt8]) {
+        FfiConverterSequenceString.write(value.scope, into: &buf)
+        FfiConverterUInt64.write(value.expiresIn, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGrantedToken_lift(_ buf: RustBuffer) throws -> GrantedToken {
+    return try FfiConverterTypeGrantedToken.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeGrantedToken_lower(_ value: GrantedToken) -> RustBuffer {
+    return FfiConverterTypeGrantedToken.lower(value)
+}
+
+
+/**
+ * Filter of `GET /openapi/v1/merchant-payments`: at least one of `external_reference` and
+ * `order_no` (both must match when both are given).
+ */
+public struct ListMerchantPaymentsQuery: Equatable, Hashable {
+    /**
+     * Business reference filter.
+     */
+    public var externalReference: String?
+    /**
+     * Payment number filter.
+     */
+    public var orderNo: String?
+    /**
+     * 1 to 100 (default 20).
+     */
+    public var limit: UInt32?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Business reference filter.
+         */externalReference: String? = nil, 
+        /**
+         * Payment number filter.
+         */orderNo: String? = nil, 
+        /**
+         * 1 to 100 (default 20).
+         */limit: UInt32? = nil) {
+        self.externalReference = externalReference
+        self.orderNo = orderNo
+        self.limit = limit
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ListMerchantPaymentsQuery: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeListMerchantPaymentsQuery: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ListMerchantPaymentsQuery {
+        return
+            try ListMerchantPaymentsQuery(
+                externalReference: FfiConverterOptionString.read(from: &buf), 
+                orderNo: FfiConverterOptionString.read(from: &buf), 
+                limit: FfiConverterOptionUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ListMerchantPaymentsQuery, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.externalReference, into: &buf)
+        FfiConverterOptionString.write(value.orderNo, into: &buf)
+        FfiConverterOptionUInt32.write(value.limit, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeListMerchantPaymentsQuery_lift(_ buf: RustBuffer) throws -> ListMerchantPaymentsQuery {
+    return try FfiConverterTypeListMerchantPaymentsQuery.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeListMerchantPaymentsQuery_lower(_ value: ListMerchantPaymentsQuery) -> RustBuffer {
+    return FfiConverterTypeListMerchantPaymentsQuery.lower(value)
+}
+
+
+/**
+ * A merchant payment (create response, query, list item).
+ */
+public struct MerchantPayment {
+    /**
+     * Service-assigned payment number.
+     */
+    public var orderNo: String
+    /**
+     * Merchant's business order reference.
+     */
+    public var externalReference: String
+    /**
+     * Empty until the buyer chose a method; afterwards the real channel.
+     */
+    public var paymentNo: String
+    /**
+     * Amount in minor units of `currency` (scale `currency_decimals`).
+     */
+    public var amountMinor: Int64
+    /**
+     * Uppercase currency code.
+     */
+    public var currency: String
+    /**
+     * Precision of the currency.
+     */
+    public var currencyDecimals: UInt32
+    /**
+     * Status; only `Paid` confirms payment.
+     */
+    public var status: MerchantPaymentStatus
+    /**
+     * Per-payment monotonically increasing version (0 on a create response).
+     */
+    public var statusVersion: UInt64
+    /**
+     * False until a channel is chosen.
+     */
+    public var testMode: Bool
+    /**
+     * Checkout address with its per-order token (returned on creation): open it with
+     * `expose()`, never log it. Not proof of payment.
+     */
+    public var checkoutUrl: Secret?
+    /**
+     * Saved merchant return address.
+     */
+    public var returnUrl: String?
+    /**
+     * Expiry, fixed at creation (zone preserved).
+     */
+    public var expiresAt: OffsetDateTime
+    /**
+     * Stable payment event number once confirmed; book payments idempotently by it.
+     */
+    public var eventId: String?
+    /**
+     * Channel transaction number, once known.
+     */
+    public var providerTradeNo: String?
+    /**
+     * Payment confirmation time (zone preserved).
+     */
+    public var occurredAt: OffsetDateTime?
+    /**
+     * Platform-locked settlement in platform coin, eight-decimal fixed point; not proof of
+     * payment.
+     */
+    public var settlementCoin: Int64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Service-assigned payment number.
+         */orderNo: String, 
+        /**
+         * Merchant's business order reference.
+         */externalReference: String, 
+        /**
+         * Empty until the buyer chose a method; afterwards the real channel.
+         */paymentNo: String, 
+        /**
+         * Amount in minor units of `currency` (scale `currency_decimals`).
+         */amountMinor: Int64, 
+        /**
+         * Uppercase currency code.
+         */currency: String, 
+        /**
+         * Precision of the currency.
+         */currencyDecimals: UInt32, 
+        /**
+         * Status; only `Paid` confirms payment.
+         */status: MerchantPaymentStatus, 
+        /**
+         * Per-payment monotonically increasing version (0 on a create response).
+         */statusVersion: UInt64, 
+        /**
+         * False until a channel is chosen.
+         */testMode: Bool, 
+        /**
+         * Checkout address with its per-order token (returned on creation): open it with
+         * `expose()`, never log it. Not proof of payment.
+         */checkoutUrl: Secret?, 
+        /**
+         * Saved merchant return address.
+         */returnUrl: String?, 
+        /**
+         * Expiry, fixed at creation (zone preserved).
+         */expiresAt: OffsetDateTime, 
+        /**
+         * Stable payment event number once confirmed; book payments idempotently by it.
+         */eventId: String?, 
+        /**
+         * Channel transaction number, once known.
+         */providerTradeNo: String?, 
+        /**
+         * Payment confirmation time (zone preserved).
+         */occurredAt: OffsetDateTime?, 
+        /**
+         * Platform-locked settlement in platform coin, eight-decimal fixed point; not proof of
+         * payment.
+         */settlementCoin: Int64?) {
+        self.orderNo = orderNo
+        self.externalReference = externalReference
+        self.paymentNo = paymentNo
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.currencyDecimals = currencyDecimals
+        self.status = status
+        self.statusVersion = statusVersion
+        self.testMode = testMode
+        self.checkoutUrl = checkoutUrl
+        self.returnUrl = returnUrl
+        self.expiresAt = expiresAt
+        self.eventId = eventId
+        self.providerTradeNo = providerTradeNo
+        self.occurredAt = occurredAt
+        self.settlementCoin = settlementCoin
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension MerchantPayment: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMerchantPayment: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MerchantPayment {
+        return
+            try MerchantPayment(
+                orderNo: FfiConverterString.read(from: &buf), 
+                externalReference: FfiConverterString.read(from: &buf), 
+                paymentNo: FfiConverterString.read(from: &buf), 
+                amountMinor: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                status: FfiConverterTypeMerchantPaymentStatus.read(from: &buf), 
+                statusVersion: FfiConverterUInt64.read(from: &buf), 
+                testMode: FfiConverterBool.read(from: &buf), 
+                checkoutUrl: FfiConverterOptionTypeSecret.read(from: &buf), 
+                returnUrl: FfiConverterOptionString.read(from: &buf), 
+                expiresAt: FfiConverterTypeOffsetDateTime.read(from: &buf), 
+                eventId: FfiConverterOptionString.read(from: &buf), 
+                providerTradeNo: FfiConverterOptionString.read(from: &buf), 
+                occurredAt: FfiConverterOptionTypeOffsetDateTime.read(from: &buf), 
+                settlementCoin: FfiConverterOptionInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: MerchantPayment, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.orderNo, into: &buf)
+        FfiConverterString.write(value.externalReference, into: &buf)
+        FfiConverterString.write(value.paymentNo, into: &buf)
+        FfiConverterInt64.write(value.amountMinor, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterTypeMerchantPaymentStatus.write(value.status, into: &buf)
+        FfiConverterUInt64.write(value.statusVersion, into: &buf)
+        FfiConverterBool.write(value.testMode, into: &buf)
+        FfiConverterOptionTypeSecret.write(value.checkoutUrl, into: &buf)
+        FfiConverterOptionString.write(value.returnUrl, into: &buf)
+        FfiConverterTypeOffsetDateTime.write(value.expiresAt, into: &buf)
+        FfiConverterOptionString.write(value.eventId, into: &buf)
+        FfiConverterOptionString.write(value.providerTradeNo, into: &buf)
+        FfiConverterOptionTypeOffsetDateTime.write(value.occurredAt, into: &buf)
+        FfiConverterOptionInt64.write(value.settlementCoin, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMerchantPayment_lift(_ buf: RustBuffer) throws -> MerchantPayment {
+    return try FfiConverterTypeMerchantPayment.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMerchantPayment_lower(_ value: MerchantPayment) -> RustBuffer {
+    return FfiConverterTypeMerchantPayment.lower(value)
+}
+
+
+/**
+ * `GET /openapi/v1/merchant`.
+ */
+public struct MerchantProfile: Equatable, Hashable {
+    /**
+     * Merchant number.
+     */
+    public var merchantNo: String
+    /**
+     * Name.
+     */
+    public var name: String
+    /**
+     * Logo address.
+     */
+    public var logoUrl: String
+    /**
+     * Short description.
+     */
+    public var shortDescription: String
+    /**
+     * Description.
+     */
+    public var description: String
+    /**
+     * Business scope.
+     */
+    public var businessScope: String
+    /**
+     * Website address.
+     */
+    public var websiteUrl: String
+    /**
+     * Contact.
+     */
+    public var contact: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Merchant number.
+         */merchantNo: String, 
+        /**
+         * Name.
+         */name: String, 
+        /**
+         * Logo address.
+         */logoUrl: String, 
+        /**
+         * Short description.
+         */shortDescription: String, 
+        /**
+         * Description.
+         */description: String, 
+        /**
+         * Business scope.
+         */businessScope: String, 
+        /**
+         * Website address.
+         */websiteUrl: String, 
+        /**
+         * Contact.
+         */contact: String) {
+        self.merchantNo = merchantNo
+        self.name = name
+        self.logoUrl = logoUrl
+        self.shortDescription = shortDescription
+        self.description = description
+        self.businessScope = businessScope
+        self.websiteUrl = websiteUrl
+        self.contact = contact
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension MerchantProfile: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMerchantProfile: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MerchantProfile {
+        return
+            try MerchantProfile(
+                merchantNo: FfiConverterString.read(from: &buf), 
+                name: FfiConverterString.read(from: &buf), 
+                logoUrl: FfiConverterString.read(from: &buf), 
+                shortDescription: FfiConverterString.read(from: &buf), 
+                description: FfiConverterString.read(from: &buf), 
+                businessScope: FfiConverterString.read(from: &buf), 
+                websiteUrl: FfiConverterString.read(from: &buf), 
+                contact: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: MerchantProfile, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.merchantNo, into: &buf)
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterString.write(value.logoUrl, into: &buf)
+        FfiConverterString.write(value.shortDescription, into: &buf)
+        FfiConverterString.write(value.description, into: &buf)
+        FfiConverterString.write(value.businessScope, into: &buf)
+        FfiConverterString.write(value.websiteUrl, into: &buf)
+        FfiConverterString.write(value.contact, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMerchantProfile_lift(_ buf: RustBuffer) throws -> MerchantProfile {
+    return try FfiConverterTypeMerchantProfile.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMerchantProfile_lower(_ value: MerchantProfile) -> RustBuffer {
+    return FfiConverterTypeMerchantProfile.lower(value)
+}
+
+
+/**
+ * `data` of a notification: the payment snapshot at that status (no checkout token, return
+ * address or secret).
+ */
+public struct NotificationData: Equatable, Hashable {
+    /**
+     * Payment number.
+     */
+    public var orderNo: String
+    /**
+     * Merchant business reference.
+     */
+    public var externalReference: String
+    /**
+     * Channel (empty until chosen).
+     */
+    public var paymentNo: String
+    /**
+     * Amount in minor units.
+     */
+    public var amountMinor: Int64
+    /**
+     * Currency.
+     */
+    public var currency: String
+    /**
+     * Currency precision.
+     */
+    public var currencyDecimals: UInt32
+    /**
+     * Status at this notification (only `Paid` confirms payment).
+     */
+    public var status: MerchantPaymentStatus
+    /**
+     * Apply only if higher than what is stored (see `statusVersionDecision`).
+     */
+    public var statusVersion: UInt64
+    /**
+     * Whether the channel is a test channel.
+     */
+    public var testMode: Bool
+    /**
+     * Expiry of the payment.
+     */
+    public var expiresAt: OffsetDateTime
+    /**
+     * Stable payment event number (not the notification `id`); book payments by it.
+     */
+    public var eventId: String?
+    /**
+     * Channel transaction number.
+     */
+    public var providerTradeNo: String?
+    /**
+     * Payment time (this, not `created_at`).
+     */
+    public var occurredAt: OffsetDateTime?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Payment number.
+         */orderNo: String, 
+        /**
+         * Merchant business reference.
+         */externalReference: String, 
+        /**
+         * Channel (empty until chosen).
+         */paymentNo: String, 
+        /**
+         * Amount in minor units.
+         */amountMinor: Int64, 
+        /**
+         * Currency.
+         */currency: String, 
+        /**
+         * Currency precision.
+         */currencyDecimals: UInt32, 
+        /**
+         * Status at this notification (only `Paid` confirms payment).
+         */status: MerchantPaymentStatus, 
+        /**
+         * Apply only if higher than what is stored (see `statusVersionDecision`).
+         */statusVersion: UInt64, 
+        /**
+         * Whether the channel is a test channel.
+         */testMode: Bool, 
+        /**
+         * Expiry of the payment.
+         */expiresAt: OffsetDateTime, 
+        /**
+         * Stable payment event number (not the notification `id`); book payments by it.
+         */eventId: String?, 
+        /**
+         * Channel transaction number.
+         */providerTradeNo: String?, 
+        /**
+         * Payment time (this, not `created_at`).
+         */occurredAt: OffsetDateTime?) {
+        self.orderNo = orderNo
+        self.externalReference = externalReference
+        self.paymentNo = paymentNo
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.currencyDecimals = currencyDecimals
+        self.status = status
+        self.statusVersion = statusVersion
+        self.testMode = testMode
+        self.expiresAt = expiresAt
+        self.eventId = eventId
+        self.providerTradeNo = providerTradeNo
+        self.occurredAt = occurredAt
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension NotificationData: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeNotificationData: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> NotificationData {
+        return
+            try NotificationData(
+                orderNo: FfiConverterString.read(from: &buf), 
+                externalReference: FfiConverterString.read(from: &buf), 
+                paymentNo: FfiConverterString.read(from: &buf), 
+                amountMinor: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                status: FfiConverterTypeMerchantPaymentStatus.read(from: &buf), 
+                statusVersion: FfiConverterUInt64.read(from: &buf), 
+                testMode: FfiConverterBool.read(from: &buf), 
+                expiresAt: FfiConverterTypeOffsetDateTime.read(from: &buf), 
+                eventId: FfiConverterOptionString.read(from: &buf), 
+                providerTradeNo: FfiConverterOptionString.read(from: &buf), 
+                occurredAt: FfiConverterOptionTypeOffsetDateTime.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: NotificationData, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.orderNo, into: &buf)
+        FfiConverterString.write(value.externalReference, into: &buf)
+        FfiConverterString.write(value.paymentNo, into: &buf)
+        FfiConverterInt64.write(value.amountMinor, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterTypeMerchantPaymentStatus.write(value.status, into: &buf)
+        FfiConverterUInt64.write(value.statusVersion, into: &buf)
+        FfiConverterBool.write(value.testMode, into: &buf)
+        FfiConverterTypeOffsetDateTime.write(value.expiresAt, into: &buf)
+        FfiConverterOptionString.write(value.eventId, into: &buf)
+        FfiConverterOptionString.write(value.providerTradeNo, into: &buf)
+        FfiConverterOptionTypeOffsetDateTime.write(value.occurredAt, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotificationData_lift(_ buf: RustBuffer) throws -> NotificationData {
+    return try FfiConverterTypeNotificationData.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeNotificationData_lower(_ value: NotificationData) -> RustBuffer {
+    return FfiConverterTypeNotificationData.lower(value)
+}
+
+
+/**
+ * One entry of a product's `other_ipu_cnf`: the JSON key, its display label, and whether it
+ * is required.
+ */
+public struct OtherIpuField: Equatable, Hashable {
+    /**
+     * Key used in `other_ipu` (never the label).
+     */
+    public var key: String
+    /**
+     * Display text for the input.
+     */
+    public var label: String
+    /**
+     * Whether the order needs a value for it.
+     */
+    public var required: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Key used in `other_ipu` (never the label).
+         */key: String, 
+        /**
+         * Display text for the input.
+         */label: String, 
+        /**
+         * Whether the order needs a value for it.
+         */required: Bool) {
+        self.key = key
+        self.label = label
+        self.required = required
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OtherIpuField: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOtherIpuField: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OtherIpuField {
+        return
+            try OtherIpuField(
+                key: FfiConverterString.read(from: &buf), 
+                label: FfiConverterString.read(from: &buf), 
+                required: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OtherIpuField, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.key, into: &buf)
+        FfiConverterString.write(value.label, into: &buf)
+        FfiConverterBool.write(value.required, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOtherIpuField_lift(_ buf: RustBuffer) throws -> OtherIpuField {
+    return try FfiConverterTypeOtherIpuField.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOtherIpuField_lower(_ value: OtherIpuField) -> RustBuffer {
+    return FfiConverterTypeOtherIpuField.lower(value)
+}
+
+
+/**
+ * A channel of the merchant-collection directory.
+ */
+public struct PaymentChannel: Equatable, Hashable {
+    /**
+     * Real channel identifier used when creating a payment; not a display name.
+     */
+    public var paymentNo: String
+    /**
+     * Channel name.
+     */
+    public var name: String
+    /**
+     * Provider kind.
+     */
+    public var provider: ChannelProvider
+    /**
+     * `platform` or `merchant`.
+     */
+    public var owner: ChannelOwner
+    /**
+     * Payment currency of the channel.
+     */
+    public var currency: String
+    /**
+     * Whether the buyer must log in.
+     */
+    public var loginRequired: Bool
+    /**
+     * Administrator-assigned card-provider test channel.
+     */
+    public var testMode: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Real channel identifier used when creating a payment; not a display name.
+         */paymentNo: String, 
+        /**
+         * Channel name.
+         */name: String, 
+        /**
+         * Provider kind.
+         */provider: ChannelProvider, 
+        /**
+         * `platform` or `merchant`.
+         */owner: ChannelOwner, 
+        /**
+         * Payment currency of the channel.
+         */currency: String, 
+        /**
+         * Whether the buyer must log in.
+         */loginRequired: Bool, 
+        /**
+         * Administrator-assigned card-provider test channel.
+         */testMode: Bool) {
+        self.paymentNo = paymentNo
+        self.name = name
+        self.provider = provider
+        self.owner = owner
+        self.currency = currency
+        self.loginRequired = loginRequired
+        self.testMode = testMode
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PaymentChannel: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePaymentChannel: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentChannel {
+        return
+            try PaymentChannel(
+                paymentNo: FfiConverterString.read(from: &buf), 
+                name: FfiConverterString.read(from: &buf), 
+                provider: FfiConverterTypeChannelProvider.read(from: &buf), 
+                owner: FfiConverterTypeChannelOwner.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                loginRequired: FfiConverterBool.read(from: &buf), 
+                testMode: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PaymentChannel, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.paymentNo, into: &buf)
+        FfiConverterString.write(value.name, into: &buf)
+        FfiConverterTypeChannelProvider.write(value.provider, into: &buf)
+        FfiConverterTypeChannelOwner.write(value.owner, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterBool.write(value.loginRequired, into: &buf)
+        FfiConverterBool.write(value.testMode, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentChannel_lift(_ buf: RustBuffer) throws -> PaymentChannel {
+    return try FfiConverterTypePaymentChannel.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentChannel_lower(_ value: PaymentChannel) -> RustBuffer {
+    return FfiConverterTypePaymentChannel.lower(value)
+}
+
+
+/**
+ * What the merchant's own order says the payment must be.
+ */
+public struct PaymentExpectation: Equatable, Hashable {
+    /**
+     * The merchant's business order reference.
+     */
+    public var externalReference: String
+    /**
+     * The amount asked for, in minor units.
+     */
+    public var amountMinor: Int64
+    /**
+     * The currency asked for.
+     */
+    public var currency: String
+    /**
+     * Whether a test channel is acceptable (false for live orders).
+     */
+    public var testMode: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The merchant's business order reference.
+         */externalReference: String, 
+        /**
+         * The amount asked for, in minor units.
+         */amountMinor: Int64, 
+        /**
+         * The currency asked for.
+         */currency: String, 
+        /**
+         * Whether a test channel is acceptable (false for live orders).
+         */testMode: Bool) {
+        self.externalReference = externalReference
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.testMode = testMode
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PaymentExpectation: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePaymentExpectation: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentExpectation {
+        return
+            try PaymentExpectation(
+                externalReference: FfiConverterString.read(from: &buf), 
+                amountMinor: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                testMode: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PaymentExpectation, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.externalReference, into: &buf)
+        FfiConverterInt64.write(value.amountMinor, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterBool.write(value.testMode, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentExpectation_lift(_ buf: RustBuffer) throws -> PaymentExpectation {
+    return try FfiConverterTypePaymentExpectation.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentExpectation_lower(_ value: PaymentExpectation) -> RustBuffer {
+    return FfiConverterTypePaymentExpectation.lower(value)
+}
+
+
+/**
+ * Result of `POST /openapi/v1/orders/{order_no}/payment`. A 200 does not prove payment.
+ */
+public struct PaymentStart: Equatable, Hashable {
+    /**
+     * Payment session identifier.
+     */
+    public var tradeNo: String
+    /**
+     * Absolute payment address (a relative one was resolved against the service's origin).
+     */
+    public var redirect: String
+    /**
+     * Session expiry.
+     */
+    public var expireTime: OffsetDateTime
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Payment session identifier.
+         */tradeNo: String, 
+        /**
+         * Absolute payment address (a relative one was resolved against the service's origin).
+         */redirect: String, 
+        /**
+         * Session expiry.
+         */expireTime: OffsetDateTime) {
+        self.tradeNo = tradeNo
+        self.redirect = redirect
+        self.expireTime = expireTime
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PaymentStart: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePaymentStart: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentStart {
+        return
+            try PaymentStart(
+                tradeNo: FfiConverterString.read(from: &buf), 
+                redirect: FfiConverterString.read(from: &buf), 
+                expireTime: FfiConverterTypeOffsetDateTime.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PaymentStart, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.tradeNo, into: &buf)
+        FfiConverterString.write(value.redirect, into: &buf)
+        FfiConverterTypeOffsetDateTime.write(value.expireTime, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentStart_lift(_ buf: RustBuffer) throws -> PaymentStart {
+    return try FfiConverterTypePaymentStart.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentStart_lower(_ value: PaymentStart) -> RustBuffer {
+    return FfiConverterTypePaymentStart.lower(value)
+}
+
+
+/**
+ * What `waitForPayment` saw: the final payment status and the order read afterwards (its
+ * status tells whether delivery is still processing).
+ */
+public struct PaymentWaitOutcome: Equatable, Hashable {
+    /**
+     * `Paid` or `Cancelled`.
+     */
+    public var paymentStatus: PaymentStatus
+    /**
+     * The order after the payment reached its final status.
+     */
+    public var order: CatalogOrder
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `Paid` or `Cancelled`.
+         */paymentStatus: PaymentStatus, 
+        /**
+         * The order after the payment reached its final status.
+         */order: CatalogOrder) {
+        self.paymentStatus = paymentStatus
+        self.order = order
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension PaymentWaitOutcome: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePaymentWaitOutcome: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentWaitOutcome {
+        return
+            try PaymentWaitOutcome(
+                paymentStatus: FfiConverterTypePaymentStatus.read(from: &buf), 
+                order: FfiConverterTypeCatalogOrder.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: PaymentWaitOutcome, into buf: inout [UInt8]) {
+        FfiConverterTypePaymentStatus.write(value.paymentStatus, into: &buf)
+        FfiConverterTypeCatalogOrder.write(value.order, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentWaitOutcome_lift(_ buf: RustBuffer) throws -> PaymentWaitOutcome {
+    return try FfiConverterTypePaymentWaitOutcome.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentWaitOutcome_lower(_ value: PaymentWaitOutcome) -> RustBuffer {
+    return FfiConverterTypePaymentWaitOutcome.lower(value)
+}
+
+
+/**
+ * A catalog product (element of `list`). Prices are eight-decimal fixed point.
+ */
+public struct Product: Equatable, Hashable {
+    /**
+     * Product number.
+     */
+    public var gdNo: String
+    /**
+     * Name.
+     */
+    public var gdName: String
+    /**
+     * Description.
+     */
+    public var gdDescription: String
+    /**
+     * Price, eight-decimal fixed point (value × 10^8).
+     */
+    public var actualPrice: Int64
+    /**
+     * Retail price, eight-decimal fixed point.
+     */
+    public var retailPrice: Int64
+    /**
+     * Pricing currency.
+     */
+    public var currency: String
+    /**
+     * Display precision only (does not change the scaling).
+     */
+    public var currencyDecimals: UInt32
+    /**
+     * Stock.
+     */
+    public var inStock: Int64
+    /**
+     * Max per purchase; 0 means unlimited.
+     */
+    public var buyLimitNum: UInt32
+    /**
+     * `automatic` or `allowlist`.
+     */
+    public var paymentPolicy: PaymentPolicy
+    /**
+     * Channel identifiers (no names, no quotes), when given.
+     */
+    public var paymentMethods: [String]?
+    /**
+     * Additional-input configuration (`key=label=flag`), when given; see `otherIpuFields`.
+     */
+    public var otherIpuCnf: [String]?
+    /**
+     * Wholesale configuration, when given (the platform computes the final amount).
+     */
+    public var wholesalePriceCnf: [String]?
+    /**
+     * Purchase hint, when given.
+     */
+    public var buyPrompt: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Product number.
+         */gdNo: String, 
+        /**
+         * Name.
+         */gdName: String, 
+        /**
+         * Description.
+         */gdDescription: String, 
+        /**
+         * Price, eight-decimal fixed point (value × 10^8).
+         */actualPrice: Int64, 
+        /**
+         * Retail price, eight-decimal fixed point.
+         */retailPrice: Int64, 
+        /**
+         * Pricing currency.
+         */currency: String, 
+        /**
+         * Display precision only (does not change the scaling).
+         */currencyDecimals: UInt32, 
+        /**
+         * Stock.
+         */inStock: Int64, 
+        /**
+         * Max per purchase; 0 means unlimited.
+         */buyLimitNum: UInt32, 
+        /**
+         * `automatic` or `allowlist`.
+         */paymentPolicy: PaymentPolicy, 
+        /**
+         * Channel identifiers (no names, no quotes), when given.
+         */paymentMethods: [String]?, 
+        /**
+         * Additional-input configuration (`key=label=flag`), when given; see `otherIpuFields`.
+         */otherIpuCnf: [String]?, 
+        /**
+         * Wholesale configuration, when given (the platform computes the final amount).
+         */wholesalePriceCnf: [String]?, 
+        /**
+         * Purchase hint, when given.
+         */buyPrompt: String?) {
+        self.gdNo = gdNo
+        self.gdName = gdName
+        self.gdDescription = gdDescription
+        self.actualPrice = actualPrice
+        self.retailPrice = retailPrice
+        self.currency = currency
+        self.currencyDecimals = currencyDecimals
+        self.inStock = inStock
+        self.buyLimitNum = buyLimitNum
+        self.paymentPolicy = paymentPolicy
+        self.paymentMethods = paymentMethods
+        self.otherIpuCnf = otherIpuCnf
+        self.wholesalePriceCnf = wholesalePriceCnf
+        self.buyPrompt = buyPrompt
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Product: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeProduct: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Product {
+        return
+            try Product(
+                gdNo: FfiConverterString.read(from: &buf), 
+                gdName: FfiConverterString.read(from: &buf), 
+                gdDescription: FfiConverterString.read(from: &buf), 
+                actualPrice: FfiConverterInt64.read(from: &buf), 
+                retailPrice: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                inStock: FfiConverterInt64.read(from: &buf), 
+                buyLimitNum: FfiConverterUInt32.read(from: &buf), 
+                paymentPolicy: FfiConverterTypePaymentPolicy.read(from: &buf), 
+                paymentMethods: FfiConverterOptionSequenceString.read(from: &buf), 
+                otherIpuCnf: FfiConverterOptionSequenceString.read(from: &buf), 
+                wholesalePriceCnf: FfiConverterOptionSequenceString.read(from: &buf), 
+                buyPrompt: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Product, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.gdNo, into: &buf)
+        FfiConverterString.write(value.gdName, into: &buf)
+        FfiConverterString.write(value.gdDescription, into: &buf)
+        FfiConverterInt64.write(value.actualPrice, into: &buf)
+        FfiConverterInt64.write(value.retailPrice, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterInt64.write(value.inStock, into: &buf)
+        FfiConverterUInt32.write(value.buyLimitNum, into: &buf)
+        FfiConverterTypePaymentPolicy.write(value.paymentPolicy, into: &buf)
+        FfiConverterOptionSequenceString.write(value.paymentMethods, into: &buf)
+        FfiConverterOptionSequenceString.write(value.otherIpuCnf, into: &buf)
+        FfiConverterOptionSequenceString.write(value.wholesalePriceCnf, into: &buf)
+        FfiConverterOptionString.write(value.buyPrompt, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProduct_lift(_ buf: RustBuffer) throws -> Product {
+    return try FfiConverterTypeProduct.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProduct_lower(_ value: Product) -> RustBuffer {
+    return FfiConverterTypeProduct.lower(value)
+}
+
+
+/**
+ * One page of products.
+ */
+public struct ProductPage: Equatable, Hashable {
+    /**
+     * The products of this page.
+     */
+    public var list: [Product]
+    /**
+     * Total number of products matching.
+     */
+    public var total: UInt64
+    /**
+     * This page's number.
+     */
+    public var page: UInt32
+    /**
+     * Page size.
+     */
+    public var limit: UInt32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The products of this page.
+         */list: [Product], 
+        /**
+         * Total number of products matching.
+         */total: UInt64, 
+        /**
+         * This page's number.
+         */page: UInt32, 
+        /**
+         * Page size.
+         */limit: UInt32) {
+        self.list = list
+        self.total = total
+        self.page = page
+        self.limit = limit
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ProductPage: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeProductPage: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ProductPage {
+        return
+            try ProductPage(
+                list: FfiConverterSequenceTypeProduct.read(from: &buf), 
+                total: FfiConverterUInt64.read(from: &buf), 
+                page: FfiConverterUInt32.read(from: &buf), 
+                limit: FfiConverterUInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ProductPage, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeProduct.write(value.list, into: &buf)
+        FfiConverterUInt64.write(value.total, into: &buf)
+        FfiConverterUInt32.write(value.page, into: &buf)
+        FfiConverterUInt32.write(value.limit, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProductPage_lift(_ buf: RustBuffer) throws -> ProductPage {
+    return try FfiConverterTypeProductPage.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProductPage_lower(_ value: ProductPage) -> RustBuffer {
+    return FfiConverterTypeProductPage.lower(value)
+}
+
+
+/**
+ * Filter and page of `GET /openapi/v1/products` (all optional; page starts at 1).
+ */
+public struct ProductQuery: Equatable, Hashable {
+    /**
+     * Page number, 1 or more (default 1).
+     */
+    public var page: UInt32?
+    /**
+     * Page size.
+     */
+    public var limit: UInt32?
+    /**
+     * Only this product number.
+     */
+    public var gdNo: String?
+    /**
+     * Search text.
+     */
+    public var searchValue: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Page number, 1 or more (default 1).
+         */page: UInt32? = nil, 
+        /**
+         * Page size.
+         */limit: UInt32? = nil, 
+        /**
+         * Only this product number.
+         */gdNo: String? = nil, 
+        /**
+         * Search text.
+         */searchValue: String? = nil) {
+        self.page = page
+        self.limit = limit
+        self.gdNo = gdNo
+        self.searchValue = searchValue
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ProductQuery: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeProductQuery: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ProductQuery {
+        return
+            try ProductQuery(
+                page: FfiConverterOptionUInt32.read(from: &buf), 
+                limit: FfiConverterOptionUInt32.read(from: &buf), 
+                gdNo: FfiConverterOptionString.read(from: &buf), 
+                searchValue: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ProductQuery, into buf: inout [UInt8]) {
+        FfiConverterOptionUInt32.write(value.page, into: &buf)
+        FfiConverterOptionUInt32.write(value.limit, into: &buf)
+        FfiConverterOptionString.write(value.gdNo, into: &buf)
+        FfiConverterOptionString.write(value.searchValue, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProductQuery_lift(_ buf: RustBuffer) throws -> ProductQuery {
+    return try FfiConverterTypeProductQuery.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProductQuery_lower(_ value: ProductQuery) -> RustBuffer {
+    return FfiConverterTypeProductQuery.lower(value)
+}
+
+
+/**
+ * How safe requests (reads, token requests, merchant-payment create with the same key) are
+ * retried. Catalog order creation and payment start are never re-sent, whatever this says.
+ */
+public struct RetryPolicy: Equatable, Hashable {
+    /**
+     * Total attempts including the first (1 = no retries).
+     */
+    public var maxAttempts: UInt32
+    /**
+     * First backoff delay in milliseconds (exponential, jittered).
+     */
+    public var baseDelayMs: UInt64
+    /**
+     * Largest backoff delay in milliseconds.
+     */
+    public var maxDelayMs: UInt64
+    /**
+     * Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
+     */
+    public var maxRetryAfterMs: UInt64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Total attempts including the first (1 = no retries).
+         */maxAttempts: UInt32 = UInt32(4), 
+        /**
+         * First backoff delay in milliseconds (exponential, jittered).
+         */baseDelayMs: UInt64 = UInt64(200), 
+        /**
+         * Largest backoff delay in milliseconds.
+         */maxDelayMs: UInt64 = UInt64(5000), 
+        /**
+         * Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
+         */maxRetryAfterMs: UInt64 = UInt64(30000)) {
+        self.maxAttempts = maxAttempts
+        self.baseDelayMs = baseDelayMs
+        self.maxDelayMs = maxDelayMs
+        self.maxRetryAfterMs = maxRetryAfterMs
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension RetryPolicy: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRetryPolicy: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RetryPolicy {
+        return
+            try RetryPolicy(
+                maxAttempts: FfiConverterUInt32.read(from: &buf), 
+                baseDelayMs: FfiConverterUInt64.read(from: &buf), 
+                maxDelayMs: FfiConverterUInt64.read(from: &buf), 
+                maxRetryAfterMs: FfiConverterUInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: RetryPolicy, into buf: inout [UInt8]) {
+        FfiConverterUInt32.write(value.maxAttempts, into: &buf)
+        FfiConverterUInt64.write(value.baseDelayMs, into: &buf)
+        FfiConverterUInt64.write(value.maxDelayMs, into: &buf)
+        FfiConverterUInt64.write(value.maxRetryAfterMs, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryPolicy_lift(_ buf: RustBuffer) throws -> RetryPolicy {
+    return try FfiConverterTypeRetryPolicy.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRetryPolicy_lower(_ value: RetryPolicy) -> RustBuffer {
+    return FfiConverterTypeRetryPolicy.lower(value)
+}
+
+
+/**
+ * A verified status notification.
+ */
+public struct StatusNotification: Equatable, Hashable {
+    /**
+     * Notification event number; deduplicate by it.
+     */
+    public var id: String
+    /**
+     * Always `merchant_payment.status_changed`.
+     */
+    public var eventType: String
+    /**
+     * 1.
+     */
+    public var apiVersion: UInt32
+    /**
+     * Notification generation time (not the payment time).
+     */
+    public var createdAt: OffsetDateTime
+    /**
+     * The snapshot.
+     */
+    public var data: NotificationData
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Notification event number; deduplicate by it.
+         */id: String, 
+        /**
+         * Always `merchant_payment.status_changed`.
+         */eventType: String, 
+        /**
+         * 1.
+         */apiVersion: UInt32, 
+        /**
+         * Notification generation time (not the payment time).
+         */createdAt: OffsetDateTime, 
+        /**
+         * The snapshot.
+         */data: NotificationData) {
+        self.id = id
+        self.eventType = eventType
+        self.apiVersion = apiVersion
+        self.createdAt = createdAt
+        self.data = data
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension StatusNotification: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStatusNotification: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StatusNotification {
+        return
+            try StatusNotification(
+                id: FfiConverterString.read(from: &buf), 
+                eventType: FfiConverterString.read(from: &buf), 
+                apiVersion: FfiConverterUInt32.read(from: &buf), 
+                createdAt: FfiConverterTypeOffsetDateTime.read(from: &buf), 
+                data: FfiConverterTypeNotificationData.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: StatusNotification, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.id, into: &buf)
+        FfiConverterString.write(value.eventType, into: &buf)
+        FfiConverterUInt32.write(value.apiVersion, into: &buf)
+        FfiConverterTypeOffsetDateTime.write(value.createdAt, into: &buf)
+        FfiConverterTypeNotificationData.write(value.data, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStatusNotification_lift(_ buf: RustBuffer) throws -> StatusNotification {
+    return try FfiConverterTypeStatusNotification.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStatusNotification_lower(_ value: StatusNotification) -> RustBuffer {
+    return FfiConverterTypeStatusNotification.lower(value)
+}
+
+
+/**
+ * A channel's `owner`.
+ */
+
+public enum ChannelOwner: Equatable, Hashable {
+    
+    /**
+     * `platform`.
+     */
+    case platform
+    /**
+     * `merchant`.
+     */
+    case merchant
+    /**
+     * A value the contract does not list.
+     */
+    case unknown(
+        /**
+         * The wire text.
+         */value: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ChannelOwner: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeChannelOwner: FfiConverterRustBuffer {
+    typealias SwiftType = ChannelOwner
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ChannelOwner {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .platform
+        
+        case 2: return .merchant
+        
+        case 3: return .unknown(value: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ChannelOwner, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .platform:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .merchant:
+            writeInt(&buf, Int32(2))
+        
+        
+        case let .unknown(value):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(value, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeChannelOwner_lift(_ buf: RustBuffer) throws -> ChannelOwner {
+    return try FfiConverterTypeChannelOwner.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeChannelOwner_lower(_ value: ChannelOwner) -> RustBuffer {
+    return FfiConverterTypeChannelOwner.lower(value)
+}
+
+
+
+/**
+ * A channel's `provider`.
+ */
+
+public enum ChannelProvider: Equatable, Hashable {
+    
+    /**
+     * `card-provider`.
+     */
+    case cardProvider
+    /**
+     * `platform-coin`.
+     */
+    case platformCoin
+    /**
+     * A value the contract does not list.
+     */
+    case unknown(
+        /**
+         * The wire text.
+         */value: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ChannelProvider: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeChannelProvider: FfiConverterRustBuffer {
+    typealias SwiftType = ChannelProvider
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ChannelProvider {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .cardProvider
+        
+        case 2: return .platformCoin
+        
+        case 3: return .unknown(value: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ChannelProvider, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .cardProvider:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .platformCoin:
+            writeInt(&buf, Int32(2))
+        
+        
+        case let .unknown(value):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(value, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeChannelProvider_lift(_ buf: RustBuffer) throws -> ChannelProvider {
+    return try FfiConverterTypeChannelProvider.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeChannelProvider_lower(_ value: ChannelProvider) -> RustBuffer {
+    return FfiConverterTypeChannelProvider.lower(value)
+}
+
+
+
+/**
+ * `delivery_status` of a notification delivery record.
+ */
+
+public enum DeliveryStatus: Equatable, Hashable {
+    
+    /**
+     * Not yet delivered; attempts continue.
+     */
+    case pending
+    /**
+     * Acknowledged with a 2xx.
+     */
+    case delivered
+    /**
+     * Automatic attempts exhausted (re-queue possible); not a payment failure.
+     */
+    case failed
+    /**
+     * A value the contract does not list.
+     */
+    case unknown(
+        /**
+         * The wire text.
+         */value: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension DeliveryStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeDeliveryStatus: FfiConverterRustBuffer {
+    typealias SwiftType = DeliveryStatus
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> DeliveryStatus {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .pending
+        
+        case 2: return .delivered
+        
+        case 3: return .failed
+        
+        case 4: return .unknown(value: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: DeliveryStatus, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .pending:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .delivered:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .failed:
+            writeInt(&buf, Int32(3))
+        
+        
+        case let .unknown(value):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(value, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryStatus_lift(_ buf: RustBuffer) throws -> DeliveryStatus {
+    return try FfiConverterTypeDeliveryStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeDeliveryStatus_lower(_ value: DeliveryStatus) -> RustBuffer {
+    return FfiConverterTypeDeliveryStatus.lower(value)
+}
+
+
+
+/**
+ * The service's `error` code (Kotlin sealed class / Swift enum); unknown codes stay in `Other`.
+ */
+
+public enum ErrorCode: Equatable, Hashable {
+    
+    /**
+     * 400 `invalid_notify_config`.
+     */
+    case invalidNotifyConfig
+    /**
+     * 400 `invalid_notify_url`.
+     */
+    case invalidNotifyUrl
+    /**
+     * 400 `invalid_notify_secret`.
+     */
+    case invalidNotifySecret
+    /**
+     * 400 `invalid_request`.
+     */
+    case invalidRequest
+    /**
+     * 400 `invalid_expires_in`.
+     */
+    case invalidExpiresIn
+    /**
+     * 400 `invalid_return_url`.
+     */
+    case invalidReturnUrl
+    /**
+     * 401 `invalid_token`.
+     */
+    case invalidToken
+    /**
+     * 403 `insufficient_scope`.
+     */
+    case insufficientScope
+    /**
+     * 403 `client_credentials_required`.
+     */
+    case clientCredentialsRequired
+    /**
+     * 403 `merchant_inactive`.
+     */
+    case merchantInactive
+    /**
+     * 403 `login_required`.
+     */
+    case loginRequired
+    /**
+     * 403 `payment_debug_access_denied`.
+     */
+    case paymentDebugAccessDenied
+    /**
+     * 404 `payment_not_found`.
+     */
+    case paymentNotFound
+    /**
+     * 409 `payment_conflict`.
+     */
+    case paymentConflict
+    /**
+     * 409 `provider_result_mismatch`.
+     */
+    case providerResultMismatch
+    /**
+     * 410 `payment_expired`.
+     */
+    case paymentExpired
+    /**
+     * 422 `channel_unavailable`.
+     */
+    case channelUnavailable
+    /**
+     * 422 `currency_rate_unavailable`.
+     */
+    case currencyRateUnavailable
+    /**
+     * 422 `merchant_fee_funding_unavailable`.
+     */
+    case merchantFeeFundingUnavailable
+    /**
+     * 202 `provider_result_pending`.
+     */
+    case providerResultPending
+    /**
+     * 429 `rate_limited`.
+     */
+    case rateLimited
+    /**
+     * 503 `rate_limit_unavailable`.
+     */
+    case rateLimitUnavailable
+    /**
+     * 503 `notification_unavailable`.
+     */
+    case notificationUnavailable
+    /**
+     * 500 `server_error`.
+     */
+    case serverError
+    /**
+     * Any other code, as sent (OAuth codes, future codes, empty when the body had none).
+     */
+    case other(
+        /**
+         * The wire string.
+         */code: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ErrorCode: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeErrorCode: FfiConverterRustBuffer {
+    typealias SwiftType = ErrorCode
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ErrorCode {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .invalidNotifyConfig
+        
+        case 2: return .invalidNotifyUrl
+        
+        case 3: return .invalidNotifySecret
+        
+        case 4: return .invalidRequest
+        
+        case 5: return .invalidExpiresIn
+        
+        case 6: return .invalidReturnUrl
+        
+        case 7: return .invalidToken
+        
+        case 8: return .insufficientScope
+        
+        case 9: return .clientCredentialsRequired
+        
+        case 10: return .merchantInactive
+        
+        case 11: return .loginRequired
+        
+        case 12: return .paymentDebugAccessDenied
+        
+        case 13: return .paymentNotFound
+        
+        case 14: return .paymentConflict
+        
+        case 15: return .providerResultMismatch
+        
+        case 16: return .paymentExpired
+        
+        case 17: return .channelUnavailable
+        
+        case 18: return .currencyRateUnavailable
+        
+        case 19: return .merchantFeeFundingUnavailable
+        
+        case 20: return .providerResultPending
+        
+        case 21: return .rateLimited
+        
+        case 22: return .rateLimitUnavailable
+        
+        case 23: return .notificationUnavailable
+        
+        case 24: return .serverError
+        
+        case 25: return .other(code: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ErrorCode, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .invalidNotifyConfig:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .invalidNotifyUrl:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .invalidNotifySecret:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .invalidRequest:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .invalidExpiresIn:
+            writeInt(&buf, Int32(5))
+        
+        
+        case .invalidReturnUrl:
+            writeInt(&buf, Int32(6))
+        
+        
+        case .invalidToken:
+            writeInt(&buf, Int32(7))
+        
+        
+        case .insufficientScope:
+            writeInt(&buf, Int32(8))
+        
+        
+        case .clientCredentialsRequired:
+            writeInt(&buf, Int32(9))
+        
+        
+        case .merchantInactive:
+            writeInt(&buf, Int32(10))
+        
+        
+        case .loginRequired:
+            writeInt(&buf, Int32(11))
+        
+        
+        case .paymentDebugAccessDenied:
+            writeInt(&buf, Int32(12))
+        
+        
+        case .paymentNotFound:
+            writeInt(&buf, Int32(13))
+        
+        
+        case .paymentConflict:
+            writeInt(&buf, Int32(14))
+        
+        
+        case .providerResultMismatch:
+            writeInt(&buf, Int32(15))
+        
+        
+        case .paymentExpired:
+            writeInt(&buf, Int32(16))
+        
+        
+        case .channelUnavailable:
+            writeInt(&buf, Int32(17))
+        
+        
+        case .currencyRateUnavailable:
+            writeInt(&buf, Int32(18))
+        
+        
+        case .merchantFeeFundingUnavailable:
+            writeInt(&buf, Int32(19))
+        
+        
+        case .providerResultPending:
+            writeInt(&buf, Int32(20))
+        
+        
+        case .rateLimited:
+            writeInt(&buf, Int32(21))
+        
+        
+        case .rateLimitUnavailable:
+            writeInt(&buf, Int32(22))
+        
+        
+        case .notificationUnavailable:
+            writeInt(&buf, Int32(23))
+        
+        
+        case .serverError:
+            writeInt(&buf, Int32(24))
+        
+        
+        case let .other(code):
+            writeInt(&buf, Int32(25))
+            FfiConverterString.write(code, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeErrorCode_lift(_ buf: RustBuffer) throws -> ErrorCode {
+    return try FfiConverterTypeErrorCode.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeErrorCode_lower(_ value: ErrorCode) -> RustBuffer {
+    return FfiConverterTypeErrorCode.lower(value)
+}
+
+
+
+/**
+ * A JSON value of a field whose shape the contract does not show (userinfo, delivery-record
+ * details). Numbers stay exact decimal text: no floating point.
+ */
+
+public indirect enum JsonValue: Equatable, Hashable {
+    
+    /**
+     * `null`.
+     */
+    case null
+    /**
+     * `true` / `false`.
+     */
+    case bool(
+        /**
+         * The value.
+         */value: Bool
+    )
+    /**
+     * A number, as its exact JSON text.
+     */
+    case number(
+        /**
+         * The JSON text of the number (`12`, `-3.5`).
+         */text: String
+    )
+    /**
+     * A string.
+     */
+    case text(
+        /**
+         * The value.
+         */value: String
+    )
+    /**
+     * An array.
+     */
+    case array(
+        /**
+         * The elements.
+         */items: [JsonValue]
+    )
+    /**
+     * An object.
+     */
+    case object(
+        /**
+         * The members.
+         */fields: [String: JsonValue]
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension JsonValue: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeJsonValue: FfiConverterRustBuffer {
+    typealias SwiftType = JsonValue
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> JsonValue {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .null
+        
+        case 2: return .bool(value: try FfiConverterBool.read(from: &buf)
+        )
+        
+        case 3: return .number(text: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 4: return .text(value: try FfiConverterString.read(from: &buf)
+        )
+        
+        case 5: return .array(items: try FfiConverterSequenceTypeJsonValue.read(from: &buf)
+        )
+        
+        case 6: return .object(fields: try FfiConverterDictionaryStringTypeJsonValue.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: JsonValue, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .null:
+            writeInt(&buf, Int32(1))
+        
+        
+        case let .bool(value):
+            writeInt(&buf, Int32(2))
+            FfiConverterBool.write(value, into: &buf)
+            
+        
+        case let .number(text):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(text, into: &buf)
+            
+        
+        case let .text(value):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(value, into: &buf)
+            
+        
+        case let .array(items):
+            writeInt(&buf, Int32(5))
+            FfiConverterSequenceTypeJsonValue.write(items, into: &buf)
+            
+        
+        case let .object(fields):
+            writeInt(&buf, Int32(6))
+            FfiConverterDictionaryStringTypeJsonValue.write(fields, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeJsonValue_lift(_ buf: RustBuffer) throws -> JsonValue {
+    return try FfiConverterTypeJsonValue.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeJsonValue_lower(_ value: JsonValue) -> RustBuffer {
+    return FfiConverterTypeJsonValue.lower(value)
+}
+
+
+
+/**
+ * Merchant-payment status. Only `Paid` confirms payment; `Unknown` (a future status) needs
+ * verification and is never paid.
+ */
+
+public enum MerchantPaymentStatus: Equatable, Hashable {
+    
+    /**
+     * Undecided; do not deliver; do not judge failure from a local timer.
+     */
+    case pending
+    /**
+     * Payment and merchant accounting confirmed.
+     */
+    case paid
+    /**
+     * Deadline reached, channel result undecided; platform verifies. Not failed.
+     */
+    case review
+    /**
+     * No payment at expiry; a late genuine payment may still turn it to paid.
+     */
+    case expired
+    /**
+     * Confirmed refund.
+     */
+    case refunded
+    /**
+     * Confirmed chargeback.
+     */
+    case chargeback
+    /**
+     * A status the contract does not list: needs verification, never paid.
+     */
+    case unknown(
+        /**
+         * The wire text.
+         */value: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension MerchantPaymentStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMerchantPaymentStatus: FfiConverterRustBuffer {
+    typealias SwiftType = MerchantPaymentStatus
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MerchantPaymentStatus {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .pending
+        
+        case 2: return .paid
+        
+        case 3: return .review
+        
+        case 4: return .expired
+        
+        case 5: return .refunded
+        
+        case 6: return .chargeback
+        
+        case 7: return .unknown(value: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: MerchantPaymentStatus, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .pending:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .paid:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .review:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .expired:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .refunded:
+            writeInt(&buf, Int32(5))
+        
+        
+        case .chargeback:
+            writeInt(&buf, Int32(6))
+        
+        
+        case let .unknown(value):
+            writeInt(&buf, Int32(7))
+            FfiConverterString.write(value, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMerchantPaymentStatus_lift(_ buf: RustBuffer) throws -> MerchantPaymentStatus {
+    return try FfiConverterTypeMerchantPaymentStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMerchantPaymentStatus_lower(_ value: MerchantPaymentStatus) -> RustBuffer {
+    return FfiConverterTypeMerchantPaymentStatus.lower(value)
+}
+
+
+
+/**
+ * Catalog order `status`: 0 awaiting payment, 1 paid and being processed, 2 cancelled,
+ * 3 completed. Not the payment status.
+ */
+
+public enum OrderStatus: Equatable, Hashable {
+    
+    /**
+     * 0.
+     */
+    case awaitingPayment
+    /**
+     * 1: paid, delivery still being processed.
+     */
+    case paidProcessing
+    /**
+     * 2.
+     */
+    case cancelled
+    /**
+     * 3.
+     */
+    case completed
+    /**
+     * A number the contract does not list.
+     */
+    case unknown(
+        /**
+         * The number.
+         */code: Int64
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension OrderStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOrderStatus: FfiConverterRustBuffer {
+    typealias SwiftType = OrderStatus
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OrderStatus {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .awaitingPayment
+        
+        case 2: return .paidProcessing
+        
+        case 3: return .cancelled
+        
+        case 4: return .completed
+        
+        case 5: return .unknown(code: try FfiConverterInt64.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: OrderStatus, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .awaitingPayment:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .paidProcessing:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .cancelled:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .completed:
+            writeInt(&buf, Int32(4))
+        
+        
+        case let .unknown(code):
+            writeInt(&buf, Int32(5))
+            FfiConverterInt64.write(code, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOrderStatus_lift(_ buf: RustBuffer) throws -> OrderStatus {
+    return try FfiConverterTypeOrderStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOrderStatus_lower(_ value: OrderStatus) -> RustBuffer {
+    return FfiConverterTypeOrderStatus.lower(value)
+}
+
+
+
+/**
+ * A product's `payment_policy`.
+ */
+
+public enum PaymentPolicy: Equatable, Hashable {
+    
+    /**
+     * `automatic`.
+     */
+    case automatic
+    /**
+     * `allowlist`.
+     */
+    case allowlist
+    /**
+     * A value the contract does not list, kept verbatim.
+     */
+    case unknown(
+        /**
+         * The wire text.
+         */value: String
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension PaymentPolicy: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePaymentPolicy: FfiConverterRustBuffer {
+    typealias SwiftType = PaymentPolicy
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentPolicy {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .automatic
+        
+        case 2: return .allowlist
+        
+        case 3: return .unknown(value: try FfiConverterString.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: PaymentPolicy, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .automatic:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .allowlist:
+            writeInt(&buf, Int32(2))
+        
+        
+        case let .unknown(value):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(value, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentPolicy_lift(_ buf: RustBuffer) throws -> PaymentPolicy {
+    return try FfiConverterTypePaymentPolicy.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentPolicy_lower(_ value: PaymentPolicy) -> RustBuffer {
+    return FfiConverterTypePaymentPolicy.lower(value)
+}
+
+
+
+/**
+ * Catalog payment status: 0 awaiting payment, 1 paid, 2 cancelled. Not the order status.
+ */
+
+public enum PaymentStatus: Equatable, Hashable {
+    
+    /**
+     * 0.
+     */
+    case awaitingPayment
+    /**
+     * 1.
+     */
+    case paid
+    /**
+     * 2.
+     */
+    case cancelled
+    /**
+     * A number the contract does not list (not final, not paid).
+     */
+    case unknown(
+        /**
+         * The number.
+         */code: Int64
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension PaymentStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePaymentStatus: FfiConverterRustBuffer {
+    typealias SwiftType = PaymentStatus
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentStatus {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .awaitingPayment
+        
+        case 2: return .paid
+        
+        case 3: return .cancelled
+        
+        case 4: return .unknown(code: try FfiConverterInt64.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: PaymentStatus, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .awaitingPayment:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .paid:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .cancelled:
+            writeInt(&buf, Int32(3))
+        
+        
+        case let .unknown(code):
+            writeInt(&buf, Int32(4))
+            FfiConverterInt64.write(code, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentStatus_lift(_ buf: RustBuffer) throws -> PaymentStatus {
+    return try FfiConverterTypePaymentStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentStatus_lower(_ value: PaymentStatus) -> RustBuffer {
+    return FfiConverterTypePaymentStatus.lower(value)
+}
+
+
+
+/**
+ * Every failure of the SDK. Kotlin: `StorefrontException.Api`, `.Transport`, ...; each case
+ * keeps the service's details as fields, and none carries a secret or token.
+ */
+public 
+enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
+
+    
+    
+    /**
+     * The service rejected the request: HTTP `status` and the `error` `code`, with
+     * `error_description`, `field` and `Retry-After` (seconds) when the service sent them.
+     */
+    case Api(
+        /**
+         * HTTP status.
+         */status: UInt16, 
+        /**
+         * The `error` code.
+         */code: ErrorCode, 
+        /**
+         * `error_description` (display text: never branch on it).
+         */errorDescription: String?, 
+        /**
+         * `field` naming the rejected parameter.
+         */field: String?, 
+        /**
+         * `Retry-After` in seconds (429 `rate_limited`).
+         */retryAfterSeconds: UInt64?
+    )
+    /**
+     * HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
+     * failure to retry: keep the original payment and check it later.
+     */
+    case ProviderResultPending(
+        /**
+         * `error_description`, when given.
+         */errorDescription: String?
+    )
+    /**
+     * A catalog order creation or payment start may have been processed (timeout, connection
+     * lost after sending, 5xx) and was not re-sent. Follow `advice` (check the order before
+     * trying again).
+     */
+    case OutcomeUnknown(
+        /**
+         * The operation whose outcome is unknown (for example `create_order`).
+         */operation: String, 
+        /**
+         * What was observed (timeout, connection lost, HTTP status).
+         */observed: String, 
+        /**
+         * The contract's advice.
+         */advice: String, 
+        /**
+         * HTTP status, when the service answered (5xx).
+         */status: UInt16?, 
+        /**
+         * The `error` code, when the service answered with one.
+         */code: ErrorCode?
+    )
+    /**
+     * Transport failure (connect, timeout, TLS, connection lost, oversized body).
+     */
+    case Transport(
+        /**
+         * Which failure.
+         */kind: TransportKind, 
+        /**
+         * Short description without URL query or token.
+         */detail: String
+    )
+    /**
+     * The overall deadline across retries ran out; the last failure is described, with its
+     * HTTP status and code when it was a service error.
+     */
+    case DeadlineExceeded(
+        /**
+         * Description of the last failure seen.
+         */detail: String, 
+        /**
+         * HTTP status of the last service error, if any.
+         */status: UInt16?, 
+        /**
+         * `error` code of the last service error, if any.
+         */code: ErrorCode?, 
+        /**
+         * `Retry-After` in seconds of the last service error, if any.
+         */retryAfterSeconds: UInt64?
+    )
+    /**
+     * A response could not be decoded into the expected type.
+     */
+    case Decode(
+        /**
+         * HTTP status of the response.
+         */status: UInt16, 
+        /**
+         * What was wrong.
+         */detail: String
+    )
+    /**
+     * A parameter broke the contract's limits; nothing was sent.
+     */
+    case Validation(
+        /**
+         * The contract's parameter name.
+         */field: String, 
+        /**
+         * What is wrong.
+         */detail: String
+    )
+    /**
+     * The call needs another token subject (a user token for catalog orders, a
+     * client-credentials token for merchant collection); nothing was sent.
+     */
+    case WrongTokenSubject(
+        /**
+         * The operation attempted.
+         */operation: String, 
+        /**
+         * The token subject it needs.
+         */required: String
+    )
+    /**
+     * The response contradicts the request (for example another amount or currency after
+     * creation).
+     */
+    case ResponseMismatch(
+        /**
+         * The field that differs.
+         */field: String, 
+        /**
+         * What was requested.
+         */expected: String, 
+        /**
+         * What the service returned.
+         */actual: String
+    )
+    /**
+     * The client configuration is invalid.
+     */
+    case Config(
+        /**
+         * What is wrong.
+         */detail: String
+    )
+    /**
+     * Waiting for a final payment status ran out of time.
+     */
+    case WaitTimeout(
+        /**
+         * The last catalog payment status seen (0 awaiting payment).
+         */lastStatus: Int64
+    )
+    /**
+     * The host app's user-token provider failed or returned no token.
+     */
+    case TokenProvider(
+        /**
+         * What the provider reported.
+         */detail: String
+    )
+
+    
+
+    
+
+    
+    public var errorDescription: String? {
+        String(reflecting: self)
+    }
+    
+}
+
+#if compiler(>=6)
+extension StorefrontError: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
+    typealias SwiftType = StorefrontError
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StorefrontError {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+
+        
+
+        
+        case 1: return .Api(
+            status: try FfiConverterUInt16.read(from: &buf), 
+            code: try FfiConverterTypeErrorCode.read(from: &buf), 
+            errorDescription: try FfiConverterOptionString.read(from: &buf), 
+            field: try FfiConverterOptionString.read(from: &buf), 
+            retryAfterSeconds: try FfiConverterOptionUInt64.read(from: &buf)
+            )
+        case 2: return .ProviderResultPending(
+            errorDescription: try FfiConverterOptionString.read(from: &buf)
+            )
+        case 3: return .OutcomeUnknown(
+            operation: try FfiConverterString.read(from: &buf), 
+            observed: try FfiConverterString.read(from: &buf), 
+            advice: try FfiConverterString.read(from: &buf), 
+            status: try FfiConverterOptionUInt16.read(from: &buf), 
+            code: try FfiConverterOptionTypeErrorCode.read(from: &buf)
+            )
+        case 4: return .Transport(
+            kind: try FfiConverterTypeTransportKind.read(from: &buf), 
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 5: return .DeadlineExceeded(
+            detail: try FfiConverterString.read(from: &buf), 
+            status: try FfiConverterOptionUInt16.read(from: &buf), 
+            code: try FfiConverterOptionTypeErrorCode.read(from: &buf), 
+            retryAfterSeconds: try FfiConverterOptionUInt64.read(from: &buf)
+            )
+        case 6: return .Decode(
+            status: try FfiConverterUInt16.read(from: &buf), 
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 7: return .Validation(
+            field: try FfiConverterString.read(from: &buf), 
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 8: return .WrongTokenSubject(
+            operation: try FfiConverterString.read(from: &buf), 
+            required: try FfiConverterString.read(from: &buf)
+            )
+        case 9: return .ResponseMismatch(
+            field: try FfiConverterString.read(from: &buf), 
+            expected: try FfiConverterString.read(from: &buf), 
+            actual: try FfiConverterString.read(from: &buf)
+            )
+        case 10: return .Config(
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 11: return .WaitTimeout(
+            lastStatus: try FfiConverterInt64.read(from: &buf)
+            )
+        case 12: return .TokenProvider(
+            detail: try FfiConverterString.read(from: &buf)
+            )
+
+         default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: StorefrontError, into buf: inout [UInt8]) {
+        switch value {
+
+        
+
+        
+        
+        case let .Api(status,code,errorDescription,field,retryAfterSeconds):
+            writeInt(&buf, Int32(1))
+            FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterTypeErrorCode.write(code, into: &buf)
+            FfiConverterOptionString.write(errorDescription, into: &buf)
+            FfiConverterOptionString.write(field, into: &buf)
+            FfiConverterOptionUInt64.write(retryAfterSeconds, into: &buf)
+            
+        
+        case let .ProviderResultPending(errorDescription):
+            writeInt(&buf, Int32(2))
+            FfiConverterOptionString.write(errorDescription, into: &buf)
+            
+        
+        case let .OutcomeUnknown(operation,observed,advice,status,code):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(operation, into: &buf)
+            FfiConverterString.write(observed, into: &buf)
+            FfiConverterString.write(advice, into: &buf)
+            FfiConverterOptionUInt16.write(status, into: &buf)
+            FfiConverterOptionTypeErrorCode.write(code, into: &buf)
+            
+        
+        case let .Transport(kind,detail):
+            writeInt(&buf, Int32(4))
+            FfiConverterTypeTransportKind.write(kind, into: &buf)
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case let .DeadlineExceeded(detail,status,code,retryAfterSeconds):
+            writeInt(&buf, Int32(5))
+            FfiConverterString.write(detail, into: &buf)
+            FfiConverterOptionUInt16.write(status, into: &buf)
+            FfiConverterOptionTypeErrorCode.write(code, into: &buf)
+            FfiConverterOptionUInt64.write(retryAfterSeconds, into: &buf)
+            
+        
+        case let .Decode(status,detail):
+            writeInt(&buf, Int32(6))
+            FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case let .Validation(field,detail):
+            writeInt(&buf, Int32(7))
+            FfiConverterString.write(field, into: &buf)
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case let .WrongTokenSubject(operation,required):
+            writeInt(&buf, Int32(8))
+            FfiConverterString.write(operation, into: &buf)
+            FfiConverterString.write(required, into: &buf)
+            
+        
+        case let .ResponseMismatch(field,expected,actual):
+            writeInt(&buf, Int32(9))
+            FfiConverterString.write(field, into: &buf)
+            FfiConverterString.write(expected, into: &buf)
+            FfiConverterString.write(actual, into: &buf)
+            
+        
+        case let .Config(detail):
+            writeInt(&buf, Int32(10))
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case let .WaitTimeout(lastStatus):
+            writeInt(&buf, Int32(11))
+            FfiConverterInt64.write(lastStatus, into: &buf)
+            
+        
+        case let .TokenProvider(detail):
+            writeInt(&buf, Int32(12))
+            FfiConverterString.write(detail, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStorefrontError_lift(_ buf: RustBuffer) throws -> StorefrontError {
+    return try FfiConverterTypeStorefrontError.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStorefrontError_lower(_ value: StorefrontError) -> RustBuffer {
+    return FfiConverterTypeStorefrontError.lower(value)
+}
+
+
+/**
+ * Which transport failure happened.
+ */
+
+public enum TransportKind: Equatable, Hashable {
+    
+    /**
+     * No connection could be established (nothing was sent).
+     */
+    case connect
+    /**
+     * The per-attempt timeout ran out.
+     */
+    case timeout
+    /**
+     * TLS setup or certificate verification failed.
+     */
+    case tls
+    /**
+     * The connection broke while sending or receiving.
+     */
+    case connection
+    /**
+     * The response body exceeded the SDK's size cap.
+     */
+    case bodyTooLarge
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension TransportKind: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTransportKind: FfiConverterRustBuffer {
+    typealias SwiftType = TransportKind
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TransportKind {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .connect
+        
+        case 2: return .timeout
+        
+        case 3: return .tls
+        
+        case 4: return .connection
+        
+        case 5: return .bodyTooLarge
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: TransportKind, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .connect:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .timeout:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .tls:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .connection:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .bodyTooLarge:
+            writeInt(&buf, Int32(5))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTransportKind_lift(_ buf: RustBuffer) throws -> TransportKind {
+    return try FfiConverterTypeTransportKind.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTransportKind_lower(_ value: TransportKind) -> RustBuffer {
+    return FfiConverterTypeTransportKind.lower(value)
+}
+
+
+
+/**
+ * What to do with an incoming snapshot given the stored `status_version`.
+ */
+
+public enum VersionDecision: Equatable, Hashable {
+    
+    /**
+     * Newer than what is stored: apply it.
+     */
+    case apply
+    /**
+     * Same version: a repeat; acknowledge, change nothing.
+     */
+    case duplicate
+    /**
+     * Lower than what is stored: must not overwrite the newer state.
+     */
+    case stale
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension VersionDecision: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeVersionDecision: FfiConverterRustBuffer {
+    typealias SwiftType = VersionDecision
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> VersionDecision {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .apply
+        
+        case 2: return .duplicate
+        
+        case 3: return .stale
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: VersionDecision, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .apply:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .duplicate:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .stale:
+            writeInt(&buf, Int32(3))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVersionDecision_lift(_ buf: RustBuffer) throws -> VersionDecision {
+    return try FfiConverterTypeVersionDecision.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeVersionDecision_lower(_ value: VersionDecision) -> RustBuffer {
+    return FfiConverterTypeVersionDecision.lower(value)
+}
+
+
+
+/**
+ * Why a notification was rejected; each failure has its own case (Kotlin
+ * `WebhookException.SignatureMismatch`, ...). Reject the delivery with a non-2xx status.
+ */
+public 
+enum WebhookError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
+
+    
+    
+    /**
+     * The verifier has no non-empty secret.
+     */
+    case NoSecrets
+    /**
+     * A required header is absent.
+     */
+    case MissingHeader(
+        /**
+         * The header name.
+         */header: String
+    )
+    /**
+     * `X-Service-Timestamp` is not Unix seconds.
+     */
+    case MalformedTimestamp
+    /**
+     * The timestamp is more than the tolerance in the past.
+     */
+    case TimestampTooOld(
+        /**
+         * How far in the past.
+         */ageSeconds: UInt64
+    )
+    /**
+     * The timestamp is more than the tolerance in the future.
+     */
+    case TimestampInFuture(
+        /**
+         * How far in the future.
+         */aheadSeconds: UInt64
+    )
+    /**
+     * `X-Service-Signature` is not `sha256=` and 64 lowercase hex digits.
+     */
+    case MalformedSignature
+    /**
+     * No configured secret produces this signature.
+     */
+    case SignatureMismatch
+    /**
+     * The body is not a valid notification object.
+     */
+    case InvalidBody(
+        /**
+         * What is wrong.
+         */detail: String
+    )
+    /**
+     * Body `id` differs from `X-Service-Event-ID`.
+     */
+    case EventIdMismatch
+    /**
+     * `type` is not `merchant_payment.status_changed`.
+     */
+    case UnsupportedEventType(
+        /**
+         * The type received.
+         */eventType: String
+    )
+    /**
+     * `api_version` is not 1.
+     */
+    case UnsupportedApiVersion(
+        /**
+         * The version received.
+         */apiVersion: UInt32
+    )
+    /**
+     * The payment does not match the merchant's expectation.
+     */
+    case ExpectationMismatch(
+        /**
+         * `external_reference`, `amount_minor`, `currency` or `test_mode`.
+         */field: String, 
+        /**
+         * Expected value.
+         */expected: String, 
+        /**
+         * Received value.
+         */actual: String
+    )
+
+    
+
+    
+
+    
+    public var errorDescription: String? {
+        String(reflecting: self)
+    }
+    
+}
+
+#if compiler(>=6)
+extension WebhookError: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeWebhookError: FfiConverterRustBuffer {
+    typealias SwiftType = WebhookError
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> WebhookError {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+
+        
+
+        
+        case 1: return .NoSecrets
+        case 2: return .MissingHeader(
+            header: try FfiConverterString.read(from: &buf)
+            )
+        case 3: return .MalformedTimestamp
+        case 4: return .TimestampTooOld(
+            ageSeconds: try FfiConverterUInt64.read(from: &buf)
+            )
+        case 5: return .TimestampInFuture(
+            aheadSeconds: try FfiConverterUInt64.read(from: &buf)
+            )
+        case 6: return .MalformedSignature
+        case 7: return .SignatureMismatch
+        case 8: return .InvalidBody(
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 9: return .EventIdMismatch
+        case 10: return .UnsupportedEventType(
+            eventType: try FfiConverterString.read(from: &buf)
+            )
+        case 11: return .UnsupportedApiVersion(
+            apiVersion: try FfiConverterUInt32.read(from: &buf)
+            )
+        case 12: return .ExpectationMismatch(
+            field: try FfiConverterString.read(from: &buf), 
+            expected: try FfiConverterString.read(from: &buf), 
+            actual: try FfiConverterString.read(from: &buf)
+            )
+
+         default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: WebhookError, into buf: inout [UInt8]) {
+        switch value {
+
+        
+
+        
+        
+        case .NoSecrets:
+            writeInt(&buf, Int32(1))
+        
+        
+        case let .MissingHeader(header):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(header, into: &buf)
+            
+        
+        case .MalformedTimestamp:
+            writeInt(&buf, Int32(3))
+        
+        
+        case let .TimestampTooOld(ageSeconds):
+            writeInt(&buf, Int32(4))
+            FfiConverterUInt64.write(ageSeconds, into: &buf)
+            
+        
+        case let .TimestampInFuture(aheadSeconds):
+            writeInt(&buf, Int32(5))
+            FfiConverterUInt64.write(aheadSeconds, into: &buf)
+            
+        
+        case .MalformedSignature:
+            writeInt(&buf, Int32(6))
+        
+        
+        case .SignatureMismatch:
+            writeInt(&buf, Int32(7))
+        
+        
+        case let .InvalidBody(detail):
+            writeInt(&buf, Int32(8))
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case .EventIdMismatch:
+            writeInt(&buf, Int32(9))
+        
+        
+        case let .UnsupportedEventType(eventType):
+            writeInt(&buf, Int32(10))
+            FfiConverterString.write(eventType, into: &buf)
+            
+        
+        case let .UnsupportedApiVersion(apiVersion):
+            writeInt(&buf, Int32(11))
+            FfiConverterUInt32.write(apiVersion, into: &buf)
+            
+        
+        case let .ExpectationMismatch(field,expected,actual):
+            writeInt(&buf, Int32(12))
+            FfiConverterString.write(field, into: &buf)
+            FfiConverterString.write(expected, into: &buf)
+            FfiConverterString.write(actual, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookError_lift(_ buf: RustBuffer) throws -> WebhookError {
+    return try FfiConverterTypeWebhookError.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWebhookError_lower(_ value: WebhookError) -> RustBuffer {
+    return FfiConverterTypeWebhookError.lower(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt16: FfiConverterRustBuffer {
+    typealias SwiftType = UInt16?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt16.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt16.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
+    typealias SwiftType = UInt32?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt32.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt32.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
+    typealias SwiftType = UInt64?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterUInt64.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterUInt64.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionInt64: FfiConverterRustBuffer {
+    typealias SwiftType = Int64?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterInt64.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterInt64.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionBool: FfiConverterRustBuffer {
+    typealias SwiftType = Bool?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterBool.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterBool.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
+    typealias SwiftType = String?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeSecret: FfiConverterRustBuffer {
+    typealias SwiftType = Secret?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeSecret.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeSecret.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeRetryPolicy: FfiConverterRustBuffer {
+    typealias SwiftType = RetryPolicy?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeRetryPolicy.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeRetryPolicy.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeErrorCode: FfiConverterRustBuffer {
+    typealias SwiftType = ErrorCode?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeErrorCode.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeErrorCode.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeJsonValue: FfiConverterRustBuffer {
+    typealias SwiftType = JsonValue?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeJsonValue.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeJsonValue.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterSequenceString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterSequenceString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionDictionaryStringString: FfiConverterRustBuffer {
+    typealias SwiftType = [String: String]?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterDictionaryStringString.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterDictionaryStringString.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeOffsetDateTime: FfiConverterRustBuffer {
+    typealias SwiftType = OffsetDateTime?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeOffsetDateTime.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeOffsetDateTime.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypePrimitiveDateTime: FfiConverterRustBuffer {
+    typealias SwiftType = PrimitiveDateTime?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypePrimitiveDateTime.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypePrimitiveDateTime.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceString: FfiConverterRustBuffer {
+    typealias SwiftType = [String]
+
+    public static func write(_ value: [String], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterString.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [String]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterString.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeSecret: FfiConverterRustBuffer {
+    typealias SwiftType = [Secret]
+
+    public static func write(_ value: [Secret], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeSecret.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Secret] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Secret]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeSecret.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeDeliveryAttempt: FfiConverterRustBuffer {
+    typealias SwiftType = [DeliveryAttempt]
+
+    public static func write(_ value: [DeliveryAttempt], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeDeliveryAttempt.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [DeliveryAttempt] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [DeliveryAttempt]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeDeliveryAttempt.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeDeliveryRecord: FfiConverterRustBuffer {
+    typealias SwiftType = [DeliveryRecord]
+
+    public static func write(_ value: [DeliveryRecord], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeDeliveryRecord.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [DeliveryRecord] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [DeliveryRecord]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeDeliveryRecord.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeMerchantPayment: FfiConverterRustBuffer {
+    typealias SwiftType = [MerchantPayment]
+
+    public static func write(_ value: [MerchantPayment], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeMerchantPayment.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [MerchantPayment] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [MerchantPayment]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeMerchantPayment.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeOtherIpuField: FfiConverterRustBuffer {
+    typealias SwiftType = [OtherIpuField]
+
+    public static func write(_ value: [OtherIpuField], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeOtherIpuField.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [OtherIpuField] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [OtherIpuField]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeOtherIpuField.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypePaymentChannel: FfiConverterRustBuffer {
+    typealias SwiftType = [PaymentChannel]
+
+    public static func write(_ value: [PaymentChannel], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypePaymentChannel.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [PaymentChannel] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [PaymentChannel]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypePaymentChannel.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeProduct: FfiConverterRustBuffer {
+    typealias SwiftType = [Product]
+
+    public static func write(_ value: [Product], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeProduct.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Product] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Product]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeProduct.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeJsonValue: FfiConverterRustBuffer {
+    typealias SwiftType = [JsonValue]
+
+    public static func write(_ value: [JsonValue], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeJsonValue.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [JsonValue] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [JsonValue]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeJsonValue.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringString: FfiConverterRustBuffer {
+    public static func write(_ value: [String: String], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterString.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: String] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: String]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterString.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringTypeJsonValue: FfiConverterRustBuffer {
+    public static func write(_ value: [String: JsonValue], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterTypeJsonValue.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: JsonValue] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: JsonValue]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterTypeJsonValue.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
+    }
+}
+
+
+public typealias OffsetDateTime = String
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOffsetDateTime: FfiConverter {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OffsetDateTime {
+        return try FfiConverterString.read(from: &buf)
+    }
+
+    public static func write(_ value: OffsetDateTime, into buf: inout [UInt8]) {
+        return FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func lift(_ value: RustBuffer) throws -> OffsetDateTime {
+        return try FfiConverterString.lift(value)
+    }
+
+    public static func lower(_ value: OffsetDateTime) -> RustBuffer {
+        return FfiConverterString.lower(value)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOffsetDateTime_lift(_ value: RustBuffer) throws -> OffsetDateTime {
+    return try FfiConverterTypeOffsetDateTime.lift(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOffsetDateTime_lower(_ value: OffsetDateTime) -> RustBuffer {
+    return FfiConverterTypeOffsetDateTime.lower(value)
+}
+
+
+
+public typealias PrimitiveDateTime = String
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePrimitiveDateTime: FfiConverter {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PrimitiveDateTime {
+        return try FfiConverterString.read(from: &buf)
+    }
+
+    public static func write(_ value: PrimitiveDateTime, into buf: inout [UInt8]) {
+        return FfiConverterString.write(value, into: &buf)
+    }
+
+    public static func lift(_ value: RustBuffer) throws -> PrimitiveDateTime {
+        return try FfiConverterString.lift(value)
+    }
+
+    public static func lower(_ value: PrimitiveDateTime) -> RustBuffer {
+        return FfiConverterString.lower(value)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePrimitiveDateTime_lift(_ value: RustBuffer) throws -> PrimitiveDateTime {
+    return try FfiConverterTypePrimitiveDateTime.lift(value)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePrimitiveDateTime_lower(_ value: PrimitiveDateTime) -> RustBuffer {
+    return FfiConverterTypePrimitiveDateTime.lower(value)
+}
+
+private let UNIFFI_RUST_FUTURE_POLL_READY: Int8 = 0
+private let UNIFFI_RUST_FUTURE_POLL_WAKE: Int8 = 1
+
+fileprivate let uniffiContinuationHandleMap = UniffiHandleMap<UnsafeContinuation<Int8, Never>>()
+
+fileprivate func uniffiRustCallAsync<F, T>(
+    rustFutureFunc: () -> UInt64,
+    pollFunc: (UInt64, @escaping UniffiRustFutureContinuationCallback, UInt64) -> (),
+    completeFunc: (UInt64, UnsafeMutablePointer<RustCallStatus>) -> F,
+    freeFunc: (UInt64) -> (),
+    liftFunc: (F) throws -> T,
+    errorHandler: ((RustBuffer) throws -> Swift.Error)?
+) async throws -> T {
+    // Make sure to call the ensure init function since future creation doesn't have a
+    // RustCallStatus param, so doesn't use makeRustCall()
+    uniffiEnsureStorefrontInitialized()
+    let rustFuture = rustFutureFunc()
+    defer {
+        freeFunc(rustFuture)
+    }
+    var pollResult: Int8;
+    repeat {
+        pollResult = await withUnsafeContinuation {
+            pollFunc(
+                rustFuture,
+                { handle, pollResult in
+                    uniffiFutureContinuationCallback(handle: handle, pollResult: pollResult)
+                },
+                uniffiContinuationHandleMap.insert(obj: $0)
+            )
+        }
+    } while pollResult != UNIFFI_RUST_FUTURE_POLL_READY
+
+    return try liftFunc(makeRustCall(
+        { completeFunc(rustFuture, $0) },
+        errorHandler: errorHandler
+    ))
+}
+
+// Callback handlers for an async calls.  These are invoked by Rust when the future is ready.  They
+// lift the return value or error and resume the suspended function.
+fileprivate func uniffiFutureContinuationCallback(handle: UInt64, pollResult: Int8) {
+    if let continuation = try? uniffiContinuationHandleMap.remove(handle: handle) {
+        continuation.resume(returning: pollResult)
+    } else {
+        print("uniffiFutureContinuationCallback invalid handle")
+    }
+}
+private func uniffiTraitInterfaceCallAsync<T>(
+    makeCall: @escaping () async throws -> T,
+    handleSuccess: @escaping (T) -> (),
+    handleError: @escaping (Int8, RustBuffer) -> (),
+    droppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+) {
+    let task = Task {
+        // Note: it's important we call either `handleSuccess` or `handleError` exactly once.  Each
+        // call consumes an Arc reference, which means there should be no possibility of a double
+        // call.  The following code is structured so that will will never call both `handleSuccess`
+        // and `handleError`, even in the face of weird errors.
+        //
+        // On platforms that need extra machinery to make C-ABI calls, like JNA or ctypes, it's
+        // possible that we fail to make either call.  However, it doesn't seem like this is
+        // possible on Swift since swift can just make the C call directly.
+        var callResult: T
+        do {
+            callResult = try await makeCall()
+        } catch {
+            handleError(CALL_UNEXPECTED_ERROR, FfiConverterString.lower(String(describing: error)))
+            return
+        }
+        handleSuccess(callResult)
+    }
+    let handle = UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.insert(obj: task)
+    droppedCallback.pointee = UniffiForeignFutureDroppedCallbackStruct(
+        handle: handle,
+        free: uniffiForeignFutureDroppedCallback
+    )
+}
+
+private func uniffiTraitInterfaceCallAsyncWithError<T, E>(
+    makeCall: @escaping () async throws -> T,
+    handleSuccess: @escaping (T) -> (),
+    handleError: @escaping (Int8, RustBuffer) -> (),
+    lowerError: @escaping (E) -> RustBuffer,
+    droppedCallback: UnsafeMutablePointer<UniffiForeignFutureDroppedCallbackStruct>
+) {
+    let task = Task {
+        // See the note in uniffiTraitInterfaceCallAsync for details on `handleSuccess` and
+        // `handleError`.
+        var callResult: T
+        do {
+            callResult = try await makeCall()
+        } catch let error as E {
+            handleError(CALL_ERROR, lowerError(error))
+            return
+        } catch {
+            handleError(CALL_UNEXPECTED_ERROR, FfiConverterString.lower(String(describing: error)))
+            return
+        }
+        handleSuccess(callResult)
+    }
+    let handle = UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.insert(obj: task)
+    droppedCallback.pointee = UniffiForeignFutureDroppedCallbackStruct(
+        handle: handle,
+        free: uniffiForeignFutureDroppedCallback
+    )
+}
+
+// Borrow the callback handle map implementation to store foreign future handles
+// TODO: consolidate the handle-map code (https://github.com/mozilla/uniffi-rs/pull/1823)
+fileprivate let UNIFFI_FOREIGN_FUTURE_HANDLE_MAP = UniffiHandleMap<UniffiForeignFutureTask>()
+
+// Protocol for tasks that handle foreign futures.
+//
+// Defining a protocol allows all tasks to be stored in the same handle map.  This can't be done
+// with the task object itself, since has generic parameters.
+fileprivate protocol UniffiForeignFutureTask {
+    func cancel()
+}
+
+extension Task: UniffiForeignFutureTask {}
+
+private func uniffiForeignFutureDroppedCallback(handle: UInt64) {
+    do {
+        let task = try UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.remove(handle: handle)
+        // Set the cancellation flag on the task.  If it's still running, the code can check the
+        // cancellation flag or call `Task.checkCancellation()`.  If the task has completed, this is
+        // a no-op.
+        task.cancel()
+    } catch {
+        print("uniffiForeignFutureDroppedCallback: handle missing from handlemap")
+    }
+}
+
+// For testing
+public func uniffiForeignFutureHandleCountStorefront() -> Int {
+    UNIFFI_FOREIGN_FUTURE_HANDLE_MAP.count
+}
 /**
  * Version of the native library (the `storefront` crate version), for support reports.
  */
@@ -514,6 +7567,129 @@ public func sdkVersion() -> String  {
     return try!  FfiConverterString.lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_storefront_fn_func_sdk_version(uniffiCallStatus
+    )
+})
+}
+/**
+ * Builds `other_ipu` for an order of `product` from values keyed by the field key: refuses
+ * unknown keys (labels are not keys) and missing required fields before anything is sent.
+ */
+public func buildOtherIpu(product: Product, values: [String: String])throws  -> [String: String]  {
+    return try  FfiConverterDictionaryStringString.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_build_other_ipu(
+        FfiConverterTypeProduct_lower(product),
+        FfiConverterDictionaryStringString.lower(values),uniffiCallStatus
+    )
+})
+}
+/**
+ * The additional inputs a product asks for (parsed from `other_ipu_cnf`).
+ */
+public func otherIpuFields(product: Product)throws  -> [OtherIpuField]  {
+    return try  FfiConverterSequenceTypeOtherIpuField.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_other_ipu_fields(
+        FfiConverterTypeProduct_lower(product),uniffiCallStatus
+    )
+})
+}
+/**
+ * Whether a status confirms payment: true only for `Paid` (never for `Unknown`).
+ */
+public func merchantPaymentStatusIsPaid(status: MerchantPaymentStatus) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_merchant_payment_status_is_paid(
+        FfiConverterTypeMerchantPaymentStatus_lower(status),uniffiCallStatus
+    )
+})
+}
+/**
+ * Formats `amount_minor` as decimal text with `currency_decimals` fractional digits
+ * (`1250`, 2 → `"12.50"`).
+ */
+public func formatAmountMinor(amountMinor: Int64, currencyDecimals: UInt32)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_format_amount_minor(
+        FfiConverterInt64.lower(amountMinor),
+        FfiConverterUInt32.lower(currencyDecimals),uniffiCallStatus
+    )
+})
+}
+/**
+ * Formats an eight-decimal fixed-point catalog amount with `decimals` fractional digits (at
+ * most 8); an error rather than rounding when significant digits would be cut off.
+ */
+public func formatFixedPoint8(raw: Int64, decimals: UInt32)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_format_fixed_point8(
+        FfiConverterInt64.lower(raw),
+        FfiConverterUInt32.lower(decimals),uniffiCallStatus
+    )
+})
+}
+/**
+ * Parses a decimal amount (`"12.50"`) at the currency precision into `amount_minor` (`1250`),
+ * exactly: more fractional digits than `currency_decimals`, zero, negative or above
+ * 9007199254740991 is a `Validation` error.
+ */
+public func parseAmountMinor(text: String, currencyDecimals: UInt32)throws  -> Int64  {
+    return try  FfiConverterInt64.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_parse_amount_minor(
+        FfiConverterString.lower(text),
+        FfiConverterUInt32.lower(currencyDecimals),uniffiCallStatus
+    )
+})
+}
+/**
+ * Parses decimal text into an eight-decimal fixed-point catalog amount (`"12.5"` →
+ * `1250000000`), exactly.
+ */
+public func parseFixedPoint8(text: String)throws  -> Int64  {
+    return try  FfiConverterInt64.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_parse_fixed_point8(
+        FfiConverterString.lower(text),uniffiCallStatus
+    )
+})
+}
+/**
+ * Checks a verified notification's snapshot against the merchant's expectation (reference,
+ * amount, currency, `test_mode`).
+ */
+public func checkNotification(expectation: PaymentExpectation, data: NotificationData)throws   {try rustCallWithError(FfiConverterTypeWebhookError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_check_notification(
+        FfiConverterTypePaymentExpectation_lower(expectation),
+        FfiConverterTypeNotificationData_lower(data),uniffiCallStatus
+    )
+}
+}
+/**
+ * Checks a queried payment against the merchant's expectation (reconciliation by query).
+ */
+public func checkPayment(expectation: PaymentExpectation, payment: MerchantPayment)throws   {try rustCallWithError(FfiConverterTypeWebhookError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_check_payment(
+        FfiConverterTypePaymentExpectation_lower(expectation),
+        FfiConverterTypeMerchantPayment_lower(payment),uniffiCallStatus
+    )
+}
+}
+/**
+ * Compares an incoming `status_version` with the stored one (null when nothing is stored): a
+ * lower version never overwrites a higher one.
+ */
+public func statusVersionDecision(stored: UInt64?, incoming: UInt64) -> VersionDecision  {
+    return try!  FfiConverterTypeVersionDecision_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_status_version_decision(
+        FfiConverterOptionUInt64.lower(stored),
+        FfiConverterUInt64.lower(incoming),uniffiCallStatus
     )
 })
 }
@@ -536,7 +7712,131 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_func_sdk_version() != 19192) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_func_build_other_ipu() != 8314) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_other_ipu_fields() != 17697) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_merchant_payment_status_is_paid() != 43619) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_format_amount_minor() != 15915) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_format_fixed_point8() != 22772) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_parse_amount_minor() != 46653) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_parse_fixed_point8() != 7420) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_check_notification() != 61939) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_check_payment() != 43298) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_status_version_decision() != 8818) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_authenticate() != 51431) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_create_merchant_payment() != 335) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_get_merchant_payment() != 47479) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_list_all_products() != 64642) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_list_channels() != 41142) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_list_merchant_payments() != 11795) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_list_notification_records() != 34397) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_list_products() != 34029) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_merchant_profile() != 59830) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_retry_notification() != 42096) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_user_session() != 36627) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_user_session_with_provider() != 47616) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_create_order() != 30107) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_get_order() != 17946) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_list_all_products() != 33160) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_list_products() != 62536) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_merchant_profile() != 37771) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_payment_status() != 17146) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_start_payment() != 42935) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_userinfo() != 58913) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usersession_wait_for_payment() != 20385) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_secret_byte_len() != 65376) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_secret_expose() != 24163) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_usertokenprovider_user_token() != 55810) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_testsigner_signature() != 39512) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_webhookverifier_verify() != 32324) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_webhookverifier_verify_at() != 49619) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_constructor_client_new() != 35409) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_constructor_secret_new() != 35115) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_constructor_testsigner_new() != 56111) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_constructor_webhookverifier_new() != 37124) {
+        return InitializationResult.apiChecksumMismatch
+    }
 
+    uniffiCallbackInitUserTokenProvider()
     return InitializationResult.ok
 }()
 

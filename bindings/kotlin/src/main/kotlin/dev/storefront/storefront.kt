@@ -30,6 +30,17 @@ import java.nio.CharBuffer
 import java.nio.charset.CodingErrorAction
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.ConcurrentHashMap
+import java.time.LocalDateTime
+import java.time.OffsetDateTime
+import java.time.format.DateTimeFormatter
+import java.util.concurrent.atomic.AtomicBoolean
+import kotlin.coroutines.resume
+import kotlinx.coroutines.CancellableContinuation
+import kotlinx.coroutines.DelicateCoroutinesApi
+import kotlinx.coroutines.GlobalScope
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.suspendCancellableCoroutine
 
 // This is a helper for safely working with byte buffers returned from the Rust code.
 // A rust-owned buffer is represented by its capacity, its current length, and a
@@ -649,6 +660,28 @@ internal open class UniffiForeignFutureResultVoid(
 internal interface UniffiForeignFutureCompleteVoid : com.sun.jna.Callback {
     fun callback(`callbackData`: Long,`result`: UniffiForeignFutureResultVoid.UniffiByValue,)
 }
+internal interface UniffiCallbackInterfaceUserTokenProviderMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`rejected`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "userToken")
+internal open class UniffiVTableCallbackInterfaceUserTokenProvider(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `userToken`: UniffiCallbackInterfaceUserTokenProviderMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `userToken`: UniffiCallbackInterfaceUserTokenProviderMethod0? = null,
+    ): UniffiVTableCallbackInterfaceUserTokenProvider(`uniffiFree`,`uniffiClone`,`userToken`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceUserTokenProvider) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `userToken` = other.`userToken`
+    }
+
+}
 
 // A JNA Library to expose the extern-C FFI definitions.
 // This is an implementation detail which will be called internally by the public API.
@@ -676,6 +709,88 @@ internal object IntegrityCheckingUniffiLib {
     internal fun ensureInitialized() = Unit
     external fun uniffi_storefront_checksum_func_sdk_version(
     ): Int
+    external fun uniffi_storefront_checksum_func_build_other_ipu(
+    ): Int
+    external fun uniffi_storefront_checksum_func_other_ipu_fields(
+    ): Int
+    external fun uniffi_storefront_checksum_func_merchant_payment_status_is_paid(
+    ): Int
+    external fun uniffi_storefront_checksum_func_format_amount_minor(
+    ): Int
+    external fun uniffi_storefront_checksum_func_format_fixed_point8(
+    ): Int
+    external fun uniffi_storefront_checksum_func_parse_amount_minor(
+    ): Int
+    external fun uniffi_storefront_checksum_func_parse_fixed_point8(
+    ): Int
+    external fun uniffi_storefront_checksum_func_check_notification(
+    ): Int
+    external fun uniffi_storefront_checksum_func_check_payment(
+    ): Int
+    external fun uniffi_storefront_checksum_func_status_version_decision(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_authenticate(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_create_merchant_payment(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_get_merchant_payment(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_list_all_products(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_list_channels(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_list_merchant_payments(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_list_notification_records(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_list_products(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_merchant_profile(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_retry_notification(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_user_session(
+    ): Int
+    external fun uniffi_storefront_checksum_method_client_user_session_with_provider(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_create_order(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_get_order(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_list_all_products(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_list_products(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_merchant_profile(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_payment_status(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_start_payment(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_userinfo(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usersession_wait_for_payment(
+    ): Int
+    external fun uniffi_storefront_checksum_method_secret_byte_len(
+    ): Int
+    external fun uniffi_storefront_checksum_method_secret_expose(
+    ): Int
+    external fun uniffi_storefront_checksum_method_usertokenprovider_user_token(
+    ): Int
+    external fun uniffi_storefront_checksum_method_testsigner_signature(
+    ): Int
+    external fun uniffi_storefront_checksum_method_webhookverifier_verify(
+    ): Int
+    external fun uniffi_storefront_checksum_method_webhookverifier_verify_at(
+    ): Int
+    external fun uniffi_storefront_checksum_constructor_client_new(
+    ): Int
+    external fun uniffi_storefront_checksum_constructor_secret_new(
+    ): Int
+    external fun uniffi_storefront_checksum_constructor_testsigner_new(
+    ): Int
+    external fun uniffi_storefront_checksum_constructor_webhookverifier_new(
+    ): Int
     external fun ffi_storefront_uniffi_contract_version(
     ): Int
 
@@ -684,14 +799,130 @@ internal object IntegrityCheckingUniffiLib {
 
 internal object UniffiLib {
     
+    // The Cleaner for the whole library
+    internal val CLEANER: UniffiCleaner by lazy {
+        UniffiCleaner.create()
+    }
+    
 
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "storefront"))
+        uniffiCallbackInterfaceUserTokenProvider.register(this)
         
     }
 
     internal fun ensureInitialized() = Unit
+    external fun uniffi_storefront_fn_clone_client(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_client(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_constructor_client_new(`config`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_method_client_authenticate(`ptr`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_create_merchant_payment(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_get_merchant_payment(`ptr`: Long,`orderNo`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_list_all_products(`ptr`: Long,`query`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_list_channels(`ptr`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_list_merchant_payments(`ptr`: Long,`query`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_list_notification_records(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`limit`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_list_products(`ptr`: Long,`query`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_merchant_profile(`ptr`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_retry_notification(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`eventId`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_user_session(`ptr`: Long,`token`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_method_client_user_session_with_provider(`ptr`: Long,`provider`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_clone_usersession(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_usersession(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_method_usersession_create_order(`ptr`: Long,`request`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_get_order(`ptr`: Long,`orderNo`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_list_all_products(`ptr`: Long,`query`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_list_products(`ptr`: Long,`query`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_merchant_profile(`ptr`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_payment_status(`ptr`: Long,`orderNo`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_start_payment(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`paymentNo`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_userinfo(`ptr`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_usersession_wait_for_payment(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`intervalMs`: Long,`timeoutMs`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_clone_secret(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_secret(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_constructor_secret_new(`value`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_method_secret_byte_len(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_method_secret_expose(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_secret_uniffi_trait_display(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_clone_usertokenprovider(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_usertokenprovider(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_init_callback_vtable_usertokenprovider(`vtable`: UniffiVTableCallbackInterfaceUserTokenProvider,
+    ): Unit
+    external fun uniffi_storefront_fn_method_usertokenprovider_user_token(`ptr`: Long,`rejected`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_clone_testsigner(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_testsigner(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_constructor_testsigner_new(`secret`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_method_testsigner_signature(`ptr`: Long,`timestamp`: Long,`body`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_clone_webhookverifier(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_webhookverifier(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_constructor_webhookverifier_new(`secrets`: RustBuffer.ByValue,`toleranceSeconds`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_method_webhookverifier_verify(`ptr`: Long,`eventId`: RustBuffer.ByValue,`timestamp`: RustBuffer.ByValue,`signature`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_webhookverifier_verify_at(`ptr`: Long,`eventId`: RustBuffer.ByValue,`timestamp`: RustBuffer.ByValue,`signature`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,`nowUnixSeconds`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_sdk_version(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_func_build_other_ipu(`product`: RustBuffer.ByValue,`values`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_func_other_ipu_fields(`product`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_func_merchant_payment_status_is_paid(`status`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
+    external fun uniffi_storefront_fn_func_format_amount_minor(`amountMinor`: Long,`currencyDecimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_func_format_fixed_point8(`raw`: Long,`decimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_func_parse_amount_minor(`text`: RustBuffer.ByValue,`currencyDecimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_func_parse_fixed_point8(`text`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_func_check_notification(`expectation`: RustBuffer.ByValue,`data`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_func_check_payment(`expectation`: RustBuffer.ByValue,`payment`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_func_status_version_decision(`stored`: RustBuffer.ByValue,`incoming`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun ffi_storefront_rustbuffer_alloc(`size`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
@@ -815,6 +1046,129 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_func_sdk_version() and 0xFFFF) != 19192) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_storefront_checksum_func_build_other_ipu() and 0xFFFF) != 8314) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_other_ipu_fields() and 0xFFFF) != 17697) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_merchant_payment_status_is_paid() and 0xFFFF) != 43619) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_format_amount_minor() and 0xFFFF) != 15915) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_format_fixed_point8() and 0xFFFF) != 22772) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_parse_amount_minor() and 0xFFFF) != 46653) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_parse_fixed_point8() and 0xFFFF) != 7420) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_check_notification() and 0xFFFF) != 61939) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_check_payment() and 0xFFFF) != 43298) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_status_version_decision() and 0xFFFF) != 8818) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_authenticate() and 0xFFFF) != 51431) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_create_merchant_payment() and 0xFFFF) != 335) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_get_merchant_payment() and 0xFFFF) != 47479) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_list_all_products() and 0xFFFF) != 64642) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_list_channels() and 0xFFFF) != 41142) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_list_merchant_payments() and 0xFFFF) != 11795) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_list_notification_records() and 0xFFFF) != 34397) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_list_products() and 0xFFFF) != 34029) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_merchant_profile() and 0xFFFF) != 59830) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_retry_notification() and 0xFFFF) != 42096) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_user_session() and 0xFFFF) != 36627) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_user_session_with_provider() and 0xFFFF) != 47616) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_create_order() and 0xFFFF) != 30107) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_get_order() and 0xFFFF) != 17946) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_list_all_products() and 0xFFFF) != 33160) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_list_products() and 0xFFFF) != 62536) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_merchant_profile() and 0xFFFF) != 37771) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_payment_status() and 0xFFFF) != 17146) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_start_payment() and 0xFFFF) != 42935) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_userinfo() and 0xFFFF) != 58913) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usersession_wait_for_payment() and 0xFFFF) != 20385) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_secret_byte_len() and 0xFFFF) != 65376) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_secret_expose() and 0xFFFF) != 24163) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_usertokenprovider_user_token() and 0xFFFF) != 55810) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_testsigner_signature() and 0xFFFF) != 39512) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_webhookverifier_verify() and 0xFFFF) != 32324) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_webhookverifier_verify_at() and 0xFFFF) != 49619) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_constructor_client_new() and 0xFFFF) != 35409) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_constructor_secret_new() and 0xFFFF) != 35115) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_constructor_testsigner_new() and 0xFFFF) != 56111) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_constructor_webhookverifier_new() and 0xFFFF) != 37124) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
 }
 
 /**
@@ -828,6 +1182,135 @@ public fun uniffiEnsureInitialized() {
 }
 
 // Async support
+// Async return type handlers
+
+internal const val UNIFFI_RUST_FUTURE_POLL_READY = 0.toByte()
+internal const val UNIFFI_RUST_FUTURE_POLL_WAKE = 1.toByte()
+
+internal val uniffiContinuationHandleMap = UniffiHandleMap<CancellableContinuation<Byte>>()
+
+// FFI type for Rust future continuations
+internal object uniffiRustFutureContinuationCallbackImpl: UniffiRustFutureContinuationCallback {
+    override fun callback(data: Long, pollResult: Byte) {
+        uniffiContinuationHandleMap.remove(data).resume(pollResult)
+    }
+}
+
+internal suspend fun<T, F, E: kotlin.Exception> uniffiRustCallAsync(
+    rustFuture: Long,
+    pollFunc: (Long, UniffiRustFutureContinuationCallback, Long) -> Unit,
+    completeFunc: (Long, UniffiRustCallStatus) -> F,
+    freeFunc: (Long) -> Unit,
+    liftFunc: (F) -> T,
+    errorHandler: UniffiRustCallStatusErrorHandler<E>
+): T {
+    try {
+        do {
+            val pollResult = suspendCancellableCoroutine<Byte> { continuation ->
+                pollFunc(
+                    rustFuture,
+                    uniffiRustFutureContinuationCallbackImpl,
+                    uniffiContinuationHandleMap.insert(continuation)
+                )
+            }
+        } while (pollResult != UNIFFI_RUST_FUTURE_POLL_READY);
+
+        return liftFunc(
+            uniffiRustCallWithError(errorHandler, { status -> completeFunc(rustFuture, status) })
+        )
+    } finally {
+        freeFunc(rustFuture)
+    }
+}
+internal inline fun<T> uniffiTraitInterfaceCallAsync(
+    crossinline makeCall: suspend () -> T,
+    crossinline handleSuccess: (T) -> Unit,
+    crossinline handleError: (UniffiRustCallStatus.ByValue) -> Unit,
+    uniffiOutDroppedCallback: UniffiForeignFutureDroppedCallbackStruct,
+) {
+    // Using `GlobalScope` is labeled as a "delicate API" and generally discouraged in Kotlin programs, since it breaks structured concurrency.
+    // However, our parent task is a Rust future, so we're going to need to break structure concurrency in any case.
+    //
+    // Uniffi does its best to support structured concurrency across the FFI.
+    // If the Rust future is dropped, `uniffiForeignFutureDroppedCallbackImpl` is called, which will cancel the Kotlin coroutine if it's still running.
+    @OptIn(DelicateCoroutinesApi::class)
+    val job = GlobalScope.launch coroutineBlock@ {
+        // Note: it's important we call either `handleSuccess` or `handleError` exactly once.  Each
+        // call consumes an Arc reference, which means there should be no possibility of a double
+        // call.  The following code is structured so that will will never call both `handleSuccess`
+        // and `handleError`, even in the face of weird exceptions.
+        //
+        // In extreme circumstances we may not call either, for example if we fail to make the JNA
+        // call to `handleSuccess`.  This means we will leak the Arc reference, which is better than
+        // double-freeing it.
+        val callResult = try {
+            makeCall()
+        } catch(e: kotlin.Exception) {
+            handleError(
+                UniffiRustCallStatus.create(
+                    UNIFFI_CALL_UNEXPECTED_ERROR,
+                    FfiConverterString.lower(e.toString()),
+                )
+            )
+            return@coroutineBlock
+        }
+        handleSuccess(callResult)
+    }
+    val handle = uniffiForeignFutureHandleMap.insert(job)
+    uniffiOutDroppedCallback.uniffiSetValue(UniffiForeignFutureDroppedCallbackStruct(handle, uniffiForeignFutureDroppedCallbackImpl))
+}
+
+internal inline fun<T, reified E: Throwable> uniffiTraitInterfaceCallAsyncWithError(
+    crossinline makeCall: suspend () -> T,
+    crossinline handleSuccess: (T) -> Unit,
+    crossinline handleError: (UniffiRustCallStatus.ByValue) -> Unit,
+    crossinline lowerError: (E) -> RustBuffer.ByValue,
+    uniffiOutDroppedCallback: UniffiForeignFutureDroppedCallbackStruct,
+) {
+    // See uniffiTraitInterfaceCallAsync for details on `DelicateCoroutinesApi`
+    @OptIn(DelicateCoroutinesApi::class)
+    val job = GlobalScope.launch coroutineBlock@ {
+        // See the note in uniffiTraitInterfaceCallAsync for details on `handleSuccess` and
+        // `handleError`.
+        val callResult = try {
+            makeCall()
+        } catch(e: kotlin.Exception) {
+            if (e is E) {
+                handleError(
+                    UniffiRustCallStatus.create(
+                        UNIFFI_CALL_ERROR,
+                        lowerError(e),
+                    )
+                )
+            } else {
+                handleError(
+                    UniffiRustCallStatus.create(
+                        UNIFFI_CALL_UNEXPECTED_ERROR,
+                        FfiConverterString.lower(e.toString()),
+                    )
+                )
+            }
+            return@coroutineBlock
+        }
+        handleSuccess(callResult)
+    }
+    val handle = uniffiForeignFutureHandleMap.insert(job)
+    uniffiOutDroppedCallback.uniffiSetValue(UniffiForeignFutureDroppedCallbackStruct(handle, uniffiForeignFutureDroppedCallbackImpl))
+}
+
+internal val uniffiForeignFutureHandleMap = UniffiHandleMap<Job>()
+
+internal object uniffiForeignFutureDroppedCallbackImpl: UniffiForeignFutureDroppedCallback {
+    override fun callback(handle: Long) {
+        val job = uniffiForeignFutureHandleMap.remove(handle)
+        if (!job.isCompleted) {
+            job.cancel()
+        }
+    }
+}
+
+// For testing
+public fun uniffiForeignFutureHandleCount() = uniffiForeignFutureHandleMap.size
 
 // Public interface members begin here.
 
@@ -906,7 +1389,221 @@ object UniffiWithHandle
  *
  * @suppress
  * */
-object NoHandle
+object NoHandle// Magic number for the Rust proxy to call using the same mechanism as every other method,
+// to free the callback once it's dropped by Rust.
+internal const val IDX_CALLBACK_FREE = 0
+// Callback return codes
+internal const val UNIFFI_CALLBACK_SUCCESS = 0
+internal const val UNIFFI_CALLBACK_ERROR = 1
+internal const val UNIFFI_CALLBACK_UNEXPECTED_ERROR = 2
+
+/**
+ * @suppress
+ */
+public abstract class FfiConverterCallbackInterface<CallbackInterface: Any>: FfiConverter<CallbackInterface, Long> {
+    internal val handleMap = UniffiHandleMap<CallbackInterface>()
+
+    internal fun drop(handle: Long) {
+        handleMap.remove(handle)
+    }
+
+    override fun lift(value: Long): CallbackInterface {
+        return handleMap.get(value)
+    }
+
+    override fun read(buf: ByteBuffer) = lift(buf.getLong())
+
+    override fun lower(value: CallbackInterface) = handleMap.insert(value)
+
+    override fun allocationSize(value: CallbackInterface) = 8UL
+
+    override fun write(value: CallbackInterface, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+/**
+ * The cleaner interface for Object finalization code to run.
+ * This is the entry point to any implementation that we're using.
+ *
+ * The cleaner registers objects and returns cleanables, so now we are
+ * defining a `UniffiCleaner` with a `UniffiClenaer.Cleanable` to abstract the
+ * different implmentations available at compile time.
+ *
+ * @suppress
+ */
+interface UniffiCleaner {
+    interface Cleanable {
+        fun clean()
+    }
+
+    fun register(value: Any, cleanUpTask: Runnable): UniffiCleaner.Cleanable
+
+    companion object
+}
+
+// The fallback Jna cleaner, which is available for both Android, and the JVM.
+private class UniffiJnaCleaner : UniffiCleaner {
+    private val cleaner = com.sun.jna.internal.Cleaner.getCleaner()
+
+    override fun register(value: Any, cleanUpTask: Runnable): UniffiCleaner.Cleanable =
+        UniffiJnaCleanable(cleaner.register(value, cleanUpTask))
+}
+
+private class UniffiJnaCleanable(
+    private val cleanable: com.sun.jna.internal.Cleaner.Cleanable,
+) : UniffiCleaner.Cleanable {
+    override fun clean() = cleanable.clean()
+}
+
+
+// We decide at uniffi binding generation time whether we were
+// using Android or not.
+// There are further runtime checks to chose the correct implementation
+// of the cleaner.
+private fun UniffiCleaner.Companion.create(): UniffiCleaner =
+    try {
+        // For safety's sake: if the library hasn't been run in android_cleaner = true
+        // mode, but is being run on Android, then we still need to think about
+        // Android API versions.
+        // So we check if java.lang.ref.Cleaner is there, and use that…
+        java.lang.Class.forName("java.lang.ref.Cleaner")
+        JavaLangRefCleaner()
+    } catch (e: ClassNotFoundException) {
+        // … otherwise, fallback to the JNA cleaner.
+        UniffiJnaCleaner()
+    }
+
+private class JavaLangRefCleaner : UniffiCleaner {
+    val cleaner = java.lang.ref.Cleaner.create()
+
+    override fun register(value: Any, cleanUpTask: Runnable): UniffiCleaner.Cleanable =
+        JavaLangRefCleanable(cleaner.register(value, cleanUpTask))
+}
+
+private class JavaLangRefCleanable(
+    val cleanable: java.lang.ref.Cleaner.Cleanable
+) : UniffiCleaner.Cleanable {
+    override fun clean() = cleanable.clean()
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterUShort: FfiConverter<UShort, Short> {
+    override fun lift(value: Short): UShort {
+        return value.toUShort()
+    }
+
+    fun lift(value: Int): UShort {
+        return value.toUShort()
+    }
+
+    override fun read(buf: ByteBuffer): UShort {
+        return lift(buf.getShort())
+    }
+
+    override fun lower(value: UShort): Short {
+        return value.toShort()
+    }
+
+    override fun allocationSize(value: UShort) = 2UL
+
+    override fun write(value: UShort, buf: ByteBuffer) {
+        buf.putShort(value.toShort())
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterUInt: FfiConverter<UInt, Int> {
+    override fun lift(value: Int): UInt {
+        return value.toUInt()
+    }
+
+    override fun read(buf: ByteBuffer): UInt {
+        return lift(buf.getInt())
+    }
+
+    override fun lower(value: UInt): Int {
+        return value.toInt()
+    }
+
+    override fun allocationSize(value: UInt) = 4UL
+
+    override fun write(value: UInt, buf: ByteBuffer) {
+        buf.putInt(value.toInt())
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterULong: FfiConverter<ULong, Long> {
+    override fun lift(value: Long): ULong {
+        return value.toULong()
+    }
+
+    override fun read(buf: ByteBuffer): ULong {
+        return lift(buf.getLong())
+    }
+
+    override fun lower(value: ULong): Long {
+        return value.toLong()
+    }
+
+    override fun allocationSize(value: ULong) = 8UL
+
+    override fun write(value: ULong, buf: ByteBuffer) {
+        buf.putLong(value.toLong())
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterLong: FfiConverter<Long, Long> {
+    override fun lift(value: Long): Long {
+        return value
+    }
+
+    override fun read(buf: ByteBuffer): Long {
+        return buf.getLong()
+    }
+
+    override fun lower(value: Long): Long {
+        return value
+    }
+
+    override fun allocationSize(value: Long) = 8UL
+
+    override fun write(value: Long, buf: ByteBuffer) {
+        buf.putLong(value)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterBoolean: FfiConverter<Boolean, Byte> {
+    override fun lift(value: Byte): Boolean {
+        return value.toInt() != 0
+    }
+
+    override fun read(buf: ByteBuffer): Boolean {
+        return lift(buf.get())
+    }
+
+    override fun lower(value: Boolean): Byte {
+        return if (value) 1.toByte() else 0.toByte()
+    }
+
+    override fun allocationSize(value: Boolean) = 1UL
+
+    override fun write(value: Boolean, buf: ByteBuffer) {
+        buf.put(lower(value))
+    }
+}
 
 /**
  * @suppress
@@ -964,6 +1661,7820 @@ public object FfiConverterString: FfiConverter<String, RustBuffer.ByValue> {
         buf.put(byteBuf)
     }
 }
+
+/**
+ * @suppress
+ */
+public object FfiConverterByteArray: FfiConverterRustBuffer<ByteArray> {
+    override fun read(buf: ByteBuffer): ByteArray {
+        val len = buf.getInt()
+        val byteArr = ByteArray(len)
+        buf.get(byteArr)
+        return byteArr
+    }
+    override fun allocationSize(value: ByteArray): ULong {
+        return 4UL + value.size.toULong()
+    }
+    override fun write(value: ByteArray, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        buf.put(value)
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The SDK client: one connection pool and one client-credentials token cache, shared by every
+ * call and every `UserSession` made from it. Thread-safe; build one per configuration.
+ */
+public interface ClientInterface {
+    
+    /**
+     * Obtains (or reuses) the client-credentials token and returns what was granted; other
+     * calls do this on demand, so calling it only surfaces credential problems early.
+     */
+    suspend fun `authenticate`(): GrantedToken
+    
+    /**
+     * `POST /openapi/v1/merchant-payments`. Parameters are checked against the contract's
+     * limits first; retries (connection errors, timeouts, 5xx, 429) reuse the same
+     * idempotency key and identical parameters; the returned amount, currency and precision
+     * are checked against the request.
+     */
+    suspend fun `createMerchantPayment`(`request`: CreateMerchantPaymentRequest): CreatedMerchantPayment
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}`.
+     */
+    suspend fun `getMerchantPayment`(`orderNo`: kotlin.String): MerchantPayment
+    
+    /**
+     * Every product over all pages from `query.page`, with the client token.
+     */
+    suspend fun `listAllProducts`(`query`: ProductQuery): List<Product>
+    
+    /**
+     * `GET /openapi/v1/merchant-payment-channels`: channels usable for merchant payments
+     * (empty when none is available). Not a quote for catalog checkout.
+     */
+    suspend fun `listChannels`(): List<PaymentChannel>
+    
+    /**
+     * `GET /openapi/v1/merchant-payments` filtered by `external_reference` and/or `order_no`.
+     */
+    suspend fun `listMerchantPayments`(`query`: ListMerchantPaymentsQuery): List<MerchantPayment>
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}/notifications` (limit 1 to 100, default
+     * 20).
+     */
+    suspend fun `listNotificationRecords`(`orderNo`: kotlin.String, `limit`: kotlin.UInt?): List<DeliveryRecord>
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the client token.
+     */
+    suspend fun `listProducts`(`query`: ProductQuery): ProductPage
+    
+    /**
+     * `GET /openapi/v1/merchant` with the client token.
+     */
+    suspend fun `merchantProfile`(): MerchantProfile
+    
+    /**
+     * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
+     * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
+     */
+    suspend fun `retryNotification`(`orderNo`: kotlin.String, `eventId`: kotlin.String): kotlin.Boolean
+    
+    /**
+     * A session for calls on behalf of a user with a fixed token value; a rejected token
+     * (401 `invalid_token`) is reported to the caller.
+     */
+    fun `userSession`(`token`: Secret): UserSession
+    
+    /**
+     * A session whose token comes from the host app's provider, asked again once when the
+     * service rejects a token with 401 `invalid_token`.
+     */
+    fun `userSessionWithProvider`(`provider`: UserTokenProvider): UserSession
+    
+    companion object
+}
+
+/**
+ * The SDK client: one connection pool and one client-credentials token cache, shared by every
+ * call and every `UserSession` made from it. Thread-safe; build one per configuration.
+ */
+open class Client: Disposable, AutoCloseable, ClientInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * Checks the configuration and builds the HTTP client. On Android without `root_ca_pem`,
+     * the platform verifier must have been initialised first (see the Kotlin `Storefront`
+     * helper); otherwise this fails with `Config` instead of crashing.
+     */
+    constructor(`config`: ClientConfig) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_constructor_client_new(
+    
+        
+        FfiConverterTypeClientConfig.lower(`config`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_client(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_client(handle, status)
+        }
+    }
+
+    
+    /**
+     * Obtains (or reuses) the client-credentials token and returns what was granted; other
+     * calls do this on demand, so calling it only surfaces credential problems early.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `authenticate`() : GrantedToken {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_authenticate(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeGrantedToken.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `POST /openapi/v1/merchant-payments`. Parameters are checked against the contract's
+     * limits first; retries (connection errors, timeouts, 5xx, 429) reuse the same
+     * idempotency key and identical parameters; the returned amount, currency and precision
+     * are checked against the request.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `createMerchantPayment`(`request`: CreateMerchantPaymentRequest) : CreatedMerchantPayment {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_create_merchant_payment(
+                uniffiHandle,
+                
+        FfiConverterTypeCreateMerchantPaymentRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeCreatedMerchantPayment.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}`.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `getMerchantPayment`(`orderNo`: kotlin.String) : MerchantPayment {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_get_merchant_payment(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`orderNo`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeMerchantPayment.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Every product over all pages from `query.page`, with the client token.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listAllProducts`(`query`: ProductQuery) : List<Product> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_list_all_products(
+                uniffiHandle,
+                
+        FfiConverterTypeProductQuery.lower(`query`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeProduct.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/merchant-payment-channels`: channels usable for merchant payments
+     * (empty when none is available). Not a quote for catalog checkout.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listChannels`() : List<PaymentChannel> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_list_channels(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypePaymentChannel.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/merchant-payments` filtered by `external_reference` and/or `order_no`.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listMerchantPayments`(`query`: ListMerchantPaymentsQuery) : List<MerchantPayment> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_list_merchant_payments(
+                uniffiHandle,
+                
+        FfiConverterTypeListMerchantPaymentsQuery.lower(`query`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeMerchantPayment.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/merchant-payments/{order_no}/notifications` (limit 1 to 100, default
+     * 20).
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listNotificationRecords`(`orderNo`: kotlin.String, `limit`: kotlin.UInt?) : List<DeliveryRecord> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_list_notification_records(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`orderNo`),
+        FfiConverterOptionalUInt.lower(`limit`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeDeliveryRecord.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the client token.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listProducts`(`query`: ProductQuery) : ProductPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_list_products(
+                uniffiHandle,
+                
+        FfiConverterTypeProductQuery.lower(`query`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeProductPage.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/merchant` with the client token.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `merchantProfile`() : MerchantProfile {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_merchant_profile(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeMerchantProfile.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
+     * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `retryNotification`(`orderNo`: kotlin.String, `eventId`: kotlin.String) : kotlin.Boolean {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_retry_notification(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`orderNo`),
+        FfiConverterString.lower(`eventId`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_i8(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_i8(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_i8(future) },
+        // lift function
+        { FfiConverterBoolean.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * A session for calls on behalf of a user with a fixed token value; a rejected token
+     * (401 `invalid_token`) is reported to the caller.
+     */override fun `userSession`(`token`: Secret): UserSession {
+            return FfiConverterTypeUserSession.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_client_user_session(
+        it,
+        
+        FfiConverterTypeSecret.lower(`token`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * A session whose token comes from the host app's provider, asked again once when the
+     * service rejects a token with 401 `invalid_token`.
+     */override fun `userSessionWithProvider`(`provider`: UserTokenProvider): UserSession {
+            return FfiConverterTypeUserSession.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_client_user_session_with_provider(
+        it,
+        
+        FfiConverterTypeUserTokenProvider.lower(`provider`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeClient: FfiConverter<Client, Long> {
+    override fun lower(value: Client): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Client {
+        return Client(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Client {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Client) = 8UL
+
+    override fun write(value: Client, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * A secret value; read it with `expose()` only where it must be used.
+ */
+public interface SecretInterface {
+    
+    /**
+     * Length in bytes (safe to log).
+     */
+    fun `byteLen`(): kotlin.ULong
+    
+    /**
+     * The secret text. Call only where it must be used (an HTTP header, a browser to open).
+     */
+    fun `expose`(): kotlin.String
+    
+    companion object
+}
+
+/**
+ * A secret value; read it with `expose()` only where it must be used.
+ */
+open class Secret: Disposable, AutoCloseable, SecretInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * Wraps a secret value (client secret, user access token, notification secret).
+     */
+    constructor(`value`: kotlin.String) :
+        this(UniffiWithHandle, 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_constructor_secret_new(
+    
+        
+        FfiConverterString.lower(`value`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_secret(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_secret(handle, status)
+        }
+    }
+
+    
+    /**
+     * Length in bytes (safe to log).
+     */override fun `byteLen`(): kotlin.ULong {
+            return FfiConverterULong.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_secret_byte_len(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * The secret text. Call only where it must be used (an HTTP header, a browser to open).
+     */override fun `expose`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_secret_expose(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_secret_uniffi_trait_display(
+        it,
+        _status)
+}
+    }
+    )
+    }
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSecret: FfiConverter<Secret, Long> {
+    override fun lower(value: Secret): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Secret {
+        return Secret(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Secret {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Secret) = 8UL
+
+    override fun write(value: Secret, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Signs notifications like the service does, for the host app's own receiver tests.
+ */
+public interface TestSignerInterface {
+    
+    /**
+     * The `X-Service-Signature` value of `body` delivered at `timestamp` (Unix seconds).
+     */
+    fun `signature`(`timestamp`: kotlin.Long, `body`: kotlin.ByteArray): kotlin.String
+    
+    companion object
+}
+
+/**
+ * Signs notifications like the service does, for the host app's own receiver tests.
+ */
+open class TestSigner: Disposable, AutoCloseable, TestSignerInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * A signer with this secret.
+     */
+    constructor(`secret`: Secret) :
+        this(UniffiWithHandle, 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_constructor_testsigner_new(
+    
+        
+        FfiConverterTypeSecret.lower(`secret`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_testsigner(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_testsigner(handle, status)
+        }
+    }
+
+    
+    /**
+     * The `X-Service-Signature` value of `body` delivered at `timestamp` (Unix seconds).
+     */override fun `signature`(`timestamp`: kotlin.Long, `body`: kotlin.ByteArray): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_testsigner_signature(
+        it,
+        
+        FfiConverterLong.lower(`timestamp`),
+        FfiConverterByteArray.lower(`body`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTestSigner: FfiConverter<TestSigner, Long> {
+    override fun lower(value: TestSigner): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): TestSigner {
+        return TestSigner(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): TestSigner {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: TestSigner) = 8UL
+
+    override fun write(value: TestSigner, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Calls on behalf of one user: catalog orders and payments, userinfo, and profile/products
+ * with the user's token. A client-credentials token is refused before anything is sent.
+ */
+public interface UserSessionInterface {
+    
+    /**
+     * `POST /openapi/v1/orders`; returns the new `order_no`. Never re-sent once it may have
+     * been processed: a timeout, lost connection or 5xx gives `OutcomeUnknown` (repeated
+     * POSTs may create different orders). Creation does not mean paid.
+     */
+    suspend fun `createOrder`(`request`: CreateOrderRequest): kotlin.String
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}`.
+     */
+    suspend fun `getOrder`(`orderNo`: kotlin.String): CatalogOrder
+    
+    /**
+     * Every product over all pages from `query.page`, with the user's token.
+     */
+    suspend fun `listAllProducts`(`query`: ProductQuery): List<Product>
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the user's token.
+     */
+    suspend fun `listProducts`(`query`: ProductQuery): ProductPage
+    
+    /**
+     * `GET /openapi/v1/merchant` with the user's token.
+     */
+    suspend fun `merchantProfile`(): MerchantProfile
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}/payment`.
+     */
+    suspend fun `paymentStatus`(`orderNo`: kotlin.String): PaymentStatus
+    
+    /**
+     * `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform
+     * coin may debit the wallet during the request); never re-sent once it may have been
+     * processed. A 200 does not prove payment.
+     */
+    suspend fun `startPayment`(`orderNo`: kotlin.String, `paymentNo`: kotlin.String): PaymentStart
+    
+    /**
+     * `GET {userinfo_endpoint}` (scope `openid`). The contract does not show its fields, so
+     * it is a map of JSON values.
+     */
+    suspend fun `userinfo`(): Map<kotlin.String, JsonValue>
+    
+    /**
+     * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
+     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
+     * the coroutine / task stops the polling.
+     */
+    suspend fun `waitForPayment`(`orderNo`: kotlin.String, `intervalMs`: kotlin.ULong, `timeoutMs`: kotlin.ULong): PaymentWaitOutcome
+    
+    companion object
+}
+
+/**
+ * Calls on behalf of one user: catalog orders and payments, userinfo, and profile/products
+ * with the user's token. A client-credentials token is refused before anything is sent.
+ */
+open class UserSession: Disposable, AutoCloseable, UserSessionInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_usersession(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_usersession(handle, status)
+        }
+    }
+
+    
+    /**
+     * `POST /openapi/v1/orders`; returns the new `order_no`. Never re-sent once it may have
+     * been processed: a timeout, lost connection or 5xx gives `OutcomeUnknown` (repeated
+     * POSTs may create different orders). Creation does not mean paid.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `createOrder`(`request`: CreateOrderRequest) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_create_order(
+                uniffiHandle,
+                
+        FfiConverterTypeCreateOrderRequest.lower(`request`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}`.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `getOrder`(`orderNo`: kotlin.String) : CatalogOrder {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_get_order(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`orderNo`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeCatalogOrder.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Every product over all pages from `query.page`, with the user's token.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listAllProducts`(`query`: ProductQuery) : List<Product> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_list_all_products(
+                uniffiHandle,
+                
+        FfiConverterTypeProductQuery.lower(`query`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeProduct.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/products`: one page, with the user's token.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `listProducts`(`query`: ProductQuery) : ProductPage {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_list_products(
+                uniffiHandle,
+                
+        FfiConverterTypeProductQuery.lower(`query`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeProductPage.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/merchant` with the user's token.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `merchantProfile`() : MerchantProfile {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_merchant_profile(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeMerchantProfile.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET /openapi/v1/orders/{order_no}/payment`.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `paymentStatus`(`orderNo`: kotlin.String) : PaymentStatus {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_payment_status(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`orderNo`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePaymentStatus.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform
+     * coin may debit the wallet during the request); never re-sent once it may have been
+     * processed. A 200 does not prove payment.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `startPayment`(`orderNo`: kotlin.String, `paymentNo`: kotlin.String) : PaymentStart {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_start_payment(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`orderNo`),
+        FfiConverterString.lower(`paymentNo`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePaymentStart.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * `GET {userinfo_endpoint}` (scope `openid`). The contract does not show its fields, so
+     * it is a map of JSON values.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `userinfo`() : Map<kotlin.String, JsonValue> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_userinfo(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterMapStringTypeJsonValue.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
+     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
+     * the coroutine / task stops the polling.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `waitForPayment`(`orderNo`: kotlin.String, `intervalMs`: kotlin.ULong, `timeoutMs`: kotlin.ULong) : PaymentWaitOutcome {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usersession_wait_for_payment(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`orderNo`),
+        FfiConverterULong.lower(`intervalMs`),
+        FfiConverterULong.lower(`timeoutMs`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypePaymentWaitOutcome.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeUserSession: FfiConverter<UserSession, Long> {
+    override fun lower(value: UserSession): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): UserSession {
+        return UserSession(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): UserSession {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: UserSession) = 8UL
+
+    override fun write(value: UserSession, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Supplies user-authorized access tokens. Implement it in Kotlin or Swift; throw
+ * `StorefrontException.TokenProvider` (Swift: `StorefrontError.TokenProvider`) when no token
+ * can be had (for example the user is signed out).
+ */
+public interface UserTokenProvider {
+    
+    /**
+     * Returns a current user access token. `rejected` is the token the service just refused
+     * with 401 `invalid_token` (refresh or re-authorize), or null on the first call.
+     */
+    suspend fun `userToken`(`rejected`: Secret?): kotlin.String
+    
+    companion object
+}
+
+/**
+ * Supplies user-authorized access tokens. Implement it in Kotlin or Swift; throw
+ * `StorefrontException.TokenProvider` (Swift: `StorefrontError.TokenProvider`) when no token
+ * can be had (for example the user is signed out).
+ */
+open class UserTokenProviderImpl: Disposable, AutoCloseable, UserTokenProvider
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_usertokenprovider(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_usertokenprovider(handle, status)
+        }
+    }
+
+    
+    /**
+     * Returns a current user access token. `rejected` is the token the service just refused
+     * with 401 `invalid_token` (refresh or re-authorize), or null on the first call.
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `userToken`(`rejected`: Secret?) : kotlin.String {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_usertokenprovider_user_token(
+                uniffiHandle,
+                
+        FfiConverterOptionalTypeSecret.lower(`rejected`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterString.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceUserTokenProvider {
+    internal object `userToken`: UniffiCallbackInterfaceUserTokenProviderMethod0 {
+        override fun callback(`uniffiHandle`: Long,`rejected`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,) {
+            val uniffiObj = FfiConverterTypeUserTokenProvider.handleMap.get(uniffiHandle)
+            val makeCall = suspend { ->
+                uniffiObj.`userToken`(
+                    FfiConverterOptionalTypeSecret.lift(`rejected`),
+                )
+            }
+            val uniffiHandleSuccess = { returnValue: kotlin.String ->
+                val uniffiResult = UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                    FfiConverterString.lower(returnValue),
+                    UniffiRustCallStatus.ByValue()
+                )
+                uniffiResult.write()
+                uniffiFutureCallback.callback(uniffiCallbackData, uniffiResult)
+            }
+            val uniffiHandleError = { callStatus: UniffiRustCallStatus.ByValue ->
+                uniffiFutureCallback.callback(
+                    uniffiCallbackData,
+                    UniffiForeignFutureResultRustBuffer.UniffiByValue(
+                        RustBuffer.ByValue(),
+                        callStatus,
+                    ),
+                )
+            }
+            uniffiTraitInterfaceCallAsyncWithError(
+                makeCall,
+                uniffiHandleSuccess,
+                uniffiHandleError,
+                { e: StorefrontException -> FfiConverterTypeStorefrontError.lower(e) },
+                uniffiOutDroppedCallback
+            )
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeUserTokenProvider.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeUserTokenProvider.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceUserTokenProvider.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `userToken`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_storefront_fn_init_callback_vtable_usertokenprovider(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeUserTokenProvider: FfiConverter<UserTokenProvider, Long> {
+    internal val handleMap = UniffiHandleMap<UserTokenProvider>()
+
+    override fun lower(value: UserTokenProvider): Long {
+        if (value is UserTokenProviderImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): UserTokenProvider {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return UserTokenProviderImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): UserTokenProvider {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: UserTokenProvider) = 8UL
+
+    override fun write(value: UserTokenProvider, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Verifies signed status notifications against one or more secrets.
+ */
+public interface WebhookVerifierInterface {
+    
+    /**
+     * Verifies one delivery against the system clock: the three header values (null when
+     * absent) and the raw body bytes exactly as received. Returns the typed notification.
+     */
+    fun `verify`(`eventId`: kotlin.String?, `timestamp`: kotlin.String?, `signature`: kotlin.String?, `body`: kotlin.ByteArray): StatusNotification
+    
+    /**
+     * `verify` with "now" given in Unix seconds (tests, servers with their own time source).
+     */
+    fun `verifyAt`(`eventId`: kotlin.String?, `timestamp`: kotlin.String?, `signature`: kotlin.String?, `body`: kotlin.ByteArray, `nowUnixSeconds`: kotlin.Long): StatusNotification
+    
+    companion object
+}
+
+/**
+ * Verifies signed status notifications against one or more secrets.
+ */
+open class WebhookVerifier: Disposable, AutoCloseable, WebhookVerifierInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * A verifier accepting a signature by any of `secrets` (keep old secrets while old
+     * payments may still notify). `tolerance_seconds` defaults to the contract's 5 minutes.
+     */
+    constructor(`secrets`: List<Secret>, `toleranceSeconds`: kotlin.ULong? = null) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(WebhookException) { _status ->
+    UniffiLib.uniffi_storefront_fn_constructor_webhookverifier_new(
+    
+        
+        FfiConverterSequenceTypeSecret.lower(`secrets`),
+        FfiConverterOptionalULong.lower(`toleranceSeconds`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_webhookverifier(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_webhookverifier(handle, status)
+        }
+    }
+
+    
+    /**
+     * Verifies one delivery against the system clock: the three header values (null when
+     * absent) and the raw body bytes exactly as received. Returns the typed notification.
+     */
+    @Throws(WebhookException::class)override fun `verify`(`eventId`: kotlin.String?, `timestamp`: kotlin.String?, `signature`: kotlin.String?, `body`: kotlin.ByteArray): StatusNotification {
+            return FfiConverterTypeStatusNotification.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WebhookException) { _status ->
+    UniffiLib.uniffi_storefront_fn_method_webhookverifier_verify(
+        it,
+        
+        FfiConverterOptionalString.lower(`eventId`),
+        FfiConverterOptionalString.lower(`timestamp`),
+        FfiConverterOptionalString.lower(`signature`),
+        FfiConverterByteArray.lower(`body`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * `verify` with "now" given in Unix seconds (tests, servers with their own time source).
+     */
+    @Throws(WebhookException::class)override fun `verifyAt`(`eventId`: kotlin.String?, `timestamp`: kotlin.String?, `signature`: kotlin.String?, `body`: kotlin.ByteArray, `nowUnixSeconds`: kotlin.Long): StatusNotification {
+            return FfiConverterTypeStatusNotification.lift(
+    callWithHandle {
+    uniffiRustCallWithError(WebhookException) { _status ->
+    UniffiLib.uniffi_storefront_fn_method_webhookverifier_verify_at(
+        it,
+        
+        FfiConverterOptionalString.lower(`eventId`),
+        FfiConverterOptionalString.lower(`timestamp`),
+        FfiConverterOptionalString.lower(`signature`),
+        FfiConverterByteArray.lower(`body`),
+        FfiConverterLong.lower(`nowUnixSeconds`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeWebhookVerifier: FfiConverter<WebhookVerifier, Long> {
+    override fun lower(value: WebhookVerifier): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): WebhookVerifier {
+        return WebhookVerifier(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): WebhookVerifier {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: WebhookVerifier) = 8UL
+
+    override fun write(value: WebhookVerifier, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+
+/**
+ * A catalog order (`GET /openapi/v1/orders/{order_no}`). Amounts are eight-decimal fixed
+ * point; times have no zone (`null` when the service sent none).
+ */
+data class CatalogOrder (
+    /**
+     * Order number.
+     */
+    var `orderNo`: kotlin.String
+    , 
+    /**
+     * Product number.
+     */
+    var `gdNo`: kotlin.String
+    , 
+    /**
+     * Title.
+     */
+    var `title`: kotlin.String
+    , 
+    /**
+     * Quantity.
+     */
+    var `quantity`: kotlin.UInt
+    , 
+    /**
+     * Order status (business logic uses this, not `status_label`).
+     */
+    var `status`: OrderStatus
+    , 
+    /**
+     * Display text of the status.
+     */
+    var `statusLabel`: kotlin.String
+    , 
+    /**
+     * Product pricing currency.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Display precision of `currency`.
+     */
+    var `currencyDecimals`: kotlin.UInt
+    , 
+    /**
+     * Total, eight-decimal fixed point.
+     */
+    var `totalAmount`: kotlin.Long
+    , 
+    /**
+     * Discount, eight-decimal fixed point.
+     */
+    var `discountAmount`: kotlin.Long
+    , 
+    /**
+     * Order fee record, eight-decimal fixed point.
+     */
+    var `handlingAmount`: kotlin.Long
+    , 
+    /**
+     * Payment amount record, eight-decimal fixed point.
+     */
+    var `payAmount`: kotlin.Long
+    , 
+    /**
+     * Payment currency.
+     */
+    var `paymentCurrency`: kotlin.String
+    , 
+    /**
+     * Display precision of the payment currency.
+     */
+    var `paymentCurrencyDecimals`: kotlin.UInt
+    , 
+    /**
+     * Subtotal in payment currency, eight-decimal fixed point (prefer these for display).
+     */
+    var `paymentSubtotal`: kotlin.Long
+    , 
+    /**
+     * Fee in payment currency, eight-decimal fixed point.
+     */
+    var `paymentHandlingAmount`: kotlin.Long
+    , 
+    /**
+     * Amount paid in payment currency, eight-decimal fixed point.
+     */
+    var `paymentPayAmount`: kotlin.Long
+    , 
+    /**
+     * The order's channel identifier.
+     */
+    var `paymentNo`: kotlin.String
+    , 
+    /**
+     * The channel's name.
+     */
+    var `paymentName`: kotlin.String
+    , 
+    /**
+     * Channels recorded for the order, when given.
+     */
+    var `paymentMethods`: List<kotlin.String>?
+    , 
+    /**
+     * Recorded trade number.
+     */
+    var `tradeNo`: kotlin.String
+    , 
+    /**
+     * Payment time (no zone).
+     */
+    var `paidTime`: PrimitiveDateTime?
+    , 
+    /**
+     * Creation time (no zone).
+     */
+    var `createdAt`: PrimitiveDateTime?
+    , 
+    /**
+     * Last update time (no zone).
+     */
+    var `updatedAt`: PrimitiveDateTime?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeCatalogOrder: FfiConverterRustBuffer<CatalogOrder> {
+    override fun read(buf: ByteBuffer): CatalogOrder {
+        return CatalogOrder(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterTypeOrderStatus.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalTypePrimitiveDateTime.read(buf),
+            FfiConverterOptionalTypePrimitiveDateTime.read(buf),
+            FfiConverterOptionalTypePrimitiveDateTime.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: CatalogOrder) = (
+            FfiConverterString.allocationSize(value.`orderNo`) +
+            FfiConverterString.allocationSize(value.`gdNo`) +
+            FfiConverterString.allocationSize(value.`title`) +
+            FfiConverterUInt.allocationSize(value.`quantity`) +
+            FfiConverterTypeOrderStatus.allocationSize(value.`status`) +
+            FfiConverterString.allocationSize(value.`statusLabel`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterLong.allocationSize(value.`totalAmount`) +
+            FfiConverterLong.allocationSize(value.`discountAmount`) +
+            FfiConverterLong.allocationSize(value.`handlingAmount`) +
+            FfiConverterLong.allocationSize(value.`payAmount`) +
+            FfiConverterString.allocationSize(value.`paymentCurrency`) +
+            FfiConverterUInt.allocationSize(value.`paymentCurrencyDecimals`) +
+            FfiConverterLong.allocationSize(value.`paymentSubtotal`) +
+            FfiConverterLong.allocationSize(value.`paymentHandlingAmount`) +
+            FfiConverterLong.allocationSize(value.`paymentPayAmount`) +
+            FfiConverterString.allocationSize(value.`paymentNo`) +
+            FfiConverterString.allocationSize(value.`paymentName`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`paymentMethods`) +
+            FfiConverterString.allocationSize(value.`tradeNo`) +
+            FfiConverterOptionalTypePrimitiveDateTime.allocationSize(value.`paidTime`) +
+            FfiConverterOptionalTypePrimitiveDateTime.allocationSize(value.`createdAt`) +
+            FfiConverterOptionalTypePrimitiveDateTime.allocationSize(value.`updatedAt`)
+    )
+
+    override fun write(value: CatalogOrder, buf: ByteBuffer) {
+            FfiConverterString.write(value.`orderNo`, buf)
+            FfiConverterString.write(value.`gdNo`, buf)
+            FfiConverterString.write(value.`title`, buf)
+            FfiConverterUInt.write(value.`quantity`, buf)
+            FfiConverterTypeOrderStatus.write(value.`status`, buf)
+            FfiConverterString.write(value.`statusLabel`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterLong.write(value.`totalAmount`, buf)
+            FfiConverterLong.write(value.`discountAmount`, buf)
+            FfiConverterLong.write(value.`handlingAmount`, buf)
+            FfiConverterLong.write(value.`payAmount`, buf)
+            FfiConverterString.write(value.`paymentCurrency`, buf)
+            FfiConverterUInt.write(value.`paymentCurrencyDecimals`, buf)
+            FfiConverterLong.write(value.`paymentSubtotal`, buf)
+            FfiConverterLong.write(value.`paymentHandlingAmount`, buf)
+            FfiConverterLong.write(value.`paymentPayAmount`, buf)
+            FfiConverterString.write(value.`paymentNo`, buf)
+            FfiConverterString.write(value.`paymentName`, buf)
+            FfiConverterOptionalSequenceString.write(value.`paymentMethods`, buf)
+            FfiConverterString.write(value.`tradeNo`, buf)
+            FfiConverterOptionalTypePrimitiveDateTime.write(value.`paidTime`, buf)
+            FfiConverterOptionalTypePrimitiveDateTime.write(value.`createdAt`, buf)
+            FfiConverterOptionalTypePrimitiveDateTime.write(value.`updatedAt`, buf)
+    }
+}
+
+
+
+/**
+ * Everything a `Client` needs. Optional fields left null take the SDK's defaults.
+ */
+data class ClientConfig (
+    /**
+     * `{base_url}`: full API base address with its path prefix (`https://host/api`).
+     */
+    var `baseUrl`: kotlin.String
+    , 
+    /**
+     * `{token_endpoint}`.
+     */
+    var `tokenEndpoint`: kotlin.String
+    , 
+    /**
+     * OAuth client id.
+     */
+    var `clientId`: kotlin.String
+    , 
+    /**
+     * OAuth client secret (confidential clients; kept on the merchant server only).
+     */
+    var `clientSecret`: Secret? = null 
+    , 
+    /**
+     * `{userinfo_endpoint}`, if assigned.
+     */
+    var `userinfoEndpoint`: kotlin.String? = null 
+    , 
+    /**
+     * Scopes of the client-credentials token (default: profile, products, merchant payments).
+     */
+    var `scopes`: List<kotlin.String>? = null 
+    , 
+    /**
+     * Timeout of one HTTP attempt in milliseconds (default 10 000).
+     */
+    var `attemptTimeoutMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Deadline of one call across retries and waits in milliseconds (default 30 000).
+     */
+    var `overallDeadlineMs`: kotlin.ULong? = null 
+    , 
+    /**
+     * Retry policy of safe requests (default: 4 attempts).
+     */
+    var `retry`: RetryPolicy? = null 
+    , 
+    /**
+     * The host app's product token, appended to the SDK's user agent.
+     */
+    var `userAgent`: kotlin.String? = null 
+    , 
+    /**
+     * PEM certificates: when set, only these roots are trusted (for example the sandbox CA)
+     * and the platform verifier is not used; when null, the platform verifier decides.
+     */
+    var `rootCaPem`: kotlin.String? = null 
+    , 
+    /**
+     * Accept plain `http://` for loopback hosts (local development against the sandbox only).
+     */
+    var `allowInsecureLoopback`: kotlin.Boolean = false 
+    
+): Disposable{
+    
+
+    
+
+    
+    @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
+    override fun destroy() {
+        
+    Disposable.destroy(
+        this.`baseUrl`,
+        this.`tokenEndpoint`,
+        this.`clientId`,
+        this.`clientSecret`,
+        this.`userinfoEndpoint`,
+        this.`scopes`,
+        this.`attemptTimeoutMs`,
+        this.`overallDeadlineMs`,
+        this.`retry`,
+        this.`userAgent`,
+        this.`rootCaPem`,
+        this.`allowInsecureLoopback`
+    )
+    }
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig> {
+    override fun read(buf: ByteBuffer): ClientConfig {
+        return ClientConfig(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalTypeSecret.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalTypeRetryPolicy.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ClientConfig) = (
+            FfiConverterString.allocationSize(value.`baseUrl`) +
+            FfiConverterString.allocationSize(value.`tokenEndpoint`) +
+            FfiConverterString.allocationSize(value.`clientId`) +
+            FfiConverterOptionalTypeSecret.allocationSize(value.`clientSecret`) +
+            FfiConverterOptionalString.allocationSize(value.`userinfoEndpoint`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`scopes`) +
+            FfiConverterOptionalULong.allocationSize(value.`attemptTimeoutMs`) +
+            FfiConverterOptionalULong.allocationSize(value.`overallDeadlineMs`) +
+            FfiConverterOptionalTypeRetryPolicy.allocationSize(value.`retry`) +
+            FfiConverterOptionalString.allocationSize(value.`userAgent`) +
+            FfiConverterOptionalString.allocationSize(value.`rootCaPem`) +
+            FfiConverterBoolean.allocationSize(value.`allowInsecureLoopback`)
+    )
+
+    override fun write(value: ClientConfig, buf: ByteBuffer) {
+            FfiConverterString.write(value.`baseUrl`, buf)
+            FfiConverterString.write(value.`tokenEndpoint`, buf)
+            FfiConverterString.write(value.`clientId`, buf)
+            FfiConverterOptionalTypeSecret.write(value.`clientSecret`, buf)
+            FfiConverterOptionalString.write(value.`userinfoEndpoint`, buf)
+            FfiConverterOptionalSequenceString.write(value.`scopes`, buf)
+            FfiConverterOptionalULong.write(value.`attemptTimeoutMs`, buf)
+            FfiConverterOptionalULong.write(value.`overallDeadlineMs`, buf)
+            FfiConverterOptionalTypeRetryPolicy.write(value.`retry`, buf)
+            FfiConverterOptionalString.write(value.`userAgent`, buf)
+            FfiConverterOptionalString.write(value.`rootCaPem`, buf)
+            FfiConverterBoolean.write(value.`allowInsecureLoopback`, buf)
+    }
+}
+
+
+
+/**
+ * Parameters of `POST /openapi/v1/merchant-payments`. Every limit of the contract is checked
+ * before sending. Leave `idempotency_key` null to have one generated (it is returned in
+ * `CreatedMerchantPayment`: persist it and reuse it to retry the same creation).
+ */
+data class CreateMerchantPaymentRequest (
+    /**
+     * Merchant's business order reference (non-empty after trim, max 191 bytes).
+     */
+    var `externalReference`: kotlin.String
+    , 
+    /**
+     * Amount in minor units (positive, max 9007199254740991).
+     */
+    var `amountMinor`: kotlin.Long
+    , 
+    /**
+     * Uppercase currency code.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Idempotency key (max 128 bytes); generated when null.
+     */
+    var `idempotencyKey`: kotlin.String? = null 
+    , 
+    /**
+     * Restrict to this channel; null lets the buyer choose at checkout.
+     */
+    var `paymentNo`: kotlin.String? = null 
+    , 
+    /**
+     * Shown to the buyer (max 500 bytes).
+     */
+    var `description`: kotlin.String? = null 
+    , 
+    /**
+     * Seconds until expiry, 60 to 7200 (service default 1800).
+     */
+    var `expiresIn`: kotlin.UInt? = null 
+    , 
+    /**
+     * Per-payment notification switch (false must not be combined with address or secret).
+     */
+    var `notifyEnabled`: kotlin.Boolean? = null 
+    , 
+    /**
+     * Notification address (public HTTPS), together with `notify_secret`.
+     */
+    var `notifyUrl`: kotlin.String? = null 
+    , 
+    /**
+     * Notification signing secret (32 to 256 bytes, no whitespace).
+     */
+    var `notifySecret`: Secret? = null 
+    , 
+    /**
+     * Return address for the buyer's browser after `paid`.
+     */
+    var `returnUrl`: kotlin.String? = null 
+    , 
+    /**
+     * When set, the created payment's `currency_decimals` must equal it.
+     */
+    var `expectedCurrencyDecimals`: kotlin.UInt? = null 
+    
+): Disposable{
+    
+
+    
+
+    
+    @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
+    override fun destroy() {
+        
+    Disposable.destroy(
+        this.`externalReference`,
+        this.`amountMinor`,
+        this.`currency`,
+        this.`idempotencyKey`,
+        this.`paymentNo`,
+        this.`description`,
+        this.`expiresIn`,
+        this.`notifyEnabled`,
+        this.`notifyUrl`,
+        this.`notifySecret`,
+        this.`returnUrl`,
+        this.`expectedCurrencyDecimals`
+    )
+    }
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeCreateMerchantPaymentRequest: FfiConverterRustBuffer<CreateMerchantPaymentRequest> {
+    override fun read(buf: ByteBuffer): CreateMerchantPaymentRequest {
+        return CreateMerchantPaymentRequest(
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalTypeSecret.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: CreateMerchantPaymentRequest) = (
+            FfiConverterString.allocationSize(value.`externalReference`) +
+            FfiConverterLong.allocationSize(value.`amountMinor`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterOptionalString.allocationSize(value.`idempotencyKey`) +
+            FfiConverterOptionalString.allocationSize(value.`paymentNo`) +
+            FfiConverterOptionalString.allocationSize(value.`description`) +
+            FfiConverterOptionalUInt.allocationSize(value.`expiresIn`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`notifyEnabled`) +
+            FfiConverterOptionalString.allocationSize(value.`notifyUrl`) +
+            FfiConverterOptionalTypeSecret.allocationSize(value.`notifySecret`) +
+            FfiConverterOptionalString.allocationSize(value.`returnUrl`) +
+            FfiConverterOptionalUInt.allocationSize(value.`expectedCurrencyDecimals`)
+    )
+
+    override fun write(value: CreateMerchantPaymentRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`externalReference`, buf)
+            FfiConverterLong.write(value.`amountMinor`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterOptionalString.write(value.`idempotencyKey`, buf)
+            FfiConverterOptionalString.write(value.`paymentNo`, buf)
+            FfiConverterOptionalString.write(value.`description`, buf)
+            FfiConverterOptionalUInt.write(value.`expiresIn`, buf)
+            FfiConverterOptionalBoolean.write(value.`notifyEnabled`, buf)
+            FfiConverterOptionalString.write(value.`notifyUrl`, buf)
+            FfiConverterOptionalTypeSecret.write(value.`notifySecret`, buf)
+            FfiConverterOptionalString.write(value.`returnUrl`, buf)
+            FfiConverterOptionalUInt.write(value.`expectedCurrencyDecimals`, buf)
+    }
+}
+
+
+
+/**
+ * Body of `POST /openapi/v1/orders`.
+ */
+data class CreateOrderRequest (
+    /**
+     * Product number.
+     */
+    var `gdNo`: kotlin.String
+    , 
+    /**
+     * Quantity, 1 or more.
+     */
+    var `quantity`: kotlin.UInt
+    , 
+    /**
+     * Real platform channel identifier (not a currency code or display name).
+     */
+    var `paymentNo`: kotlin.String
+    , 
+    /**
+     * Additional input keyed by the `other_ipu_cnf` key part (build it with `buildOtherIpu`).
+     */
+    var `otherIpu`: Map<kotlin.String, kotlin.String>? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeCreateOrderRequest: FfiConverterRustBuffer<CreateOrderRequest> {
+    override fun read(buf: ByteBuffer): CreateOrderRequest {
+        return CreateOrderRequest(
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalMapStringString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: CreateOrderRequest) = (
+            FfiConverterString.allocationSize(value.`gdNo`) +
+            FfiConverterUInt.allocationSize(value.`quantity`) +
+            FfiConverterString.allocationSize(value.`paymentNo`) +
+            FfiConverterOptionalMapStringString.allocationSize(value.`otherIpu`)
+    )
+
+    override fun write(value: CreateOrderRequest, buf: ByteBuffer) {
+            FfiConverterString.write(value.`gdNo`, buf)
+            FfiConverterUInt.write(value.`quantity`, buf)
+            FfiConverterString.write(value.`paymentNo`, buf)
+            FfiConverterOptionalMapStringString.write(value.`otherIpu`, buf)
+    }
+}
+
+
+
+/**
+ * A created merchant payment and the idempotency key that was sent.
+ */
+data class CreatedMerchantPayment (
+    /**
+     * The idempotency key sent (persist it; retry the same creation with it).
+     */
+    var `idempotencyKey`: kotlin.String
+    , 
+    /**
+     * The payment as created (amount, currency and precision checked against the request).
+     */
+    var `payment`: MerchantPayment
+    
+): Disposable{
+    
+
+    
+
+    
+    @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
+    override fun destroy() {
+        
+    Disposable.destroy(
+        this.`idempotencyKey`,
+        this.`payment`
+    )
+    }
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeCreatedMerchantPayment: FfiConverterRustBuffer<CreatedMerchantPayment> {
+    override fun read(buf: ByteBuffer): CreatedMerchantPayment {
+        return CreatedMerchantPayment(
+            FfiConverterString.read(buf),
+            FfiConverterTypeMerchantPayment.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: CreatedMerchantPayment) = (
+            FfiConverterString.allocationSize(value.`idempotencyKey`) +
+            FfiConverterTypeMerchantPayment.allocationSize(value.`payment`)
+    )
+
+    override fun write(value: CreatedMerchantPayment, buf: ByteBuffer) {
+            FfiConverterString.write(value.`idempotencyKey`, buf)
+            FfiConverterTypeMerchantPayment.write(value.`payment`, buf)
+    }
+}
+
+
+
+/**
+ * One delivery attempt. The contract shows only `finished_at` (absent: interrupted or in
+ * progress); the other fields are kept as JSON values.
+ */
+data class DeliveryAttempt (
+    /**
+     * When the attempt finished; null when interrupted or still in progress.
+     */
+    var `finishedAt`: JsonValue?
+    , 
+    /**
+     * The other fields of the attempt, as sent.
+     */
+    var `other`: Map<kotlin.String, JsonValue>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDeliveryAttempt: FfiConverterRustBuffer<DeliveryAttempt> {
+    override fun read(buf: ByteBuffer): DeliveryAttempt {
+        return DeliveryAttempt(
+            FfiConverterOptionalTypeJsonValue.read(buf),
+            FfiConverterMapStringTypeJsonValue.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: DeliveryAttempt) = (
+            FfiConverterOptionalTypeJsonValue.allocationSize(value.`finishedAt`) +
+            FfiConverterMapStringTypeJsonValue.allocationSize(value.`other`)
+    )
+
+    override fun write(value: DeliveryAttempt, buf: ByteBuffer) {
+            FfiConverterOptionalTypeJsonValue.write(value.`finishedAt`, buf)
+            FfiConverterMapStringTypeJsonValue.write(value.`other`, buf)
+    }
+}
+
+
+
+/**
+ * A notification delivery record. Fields whose types the contract does not show stay JSON
+ * values.
+ */
+data class DeliveryRecord (
+    /**
+     * Notification event number.
+     */
+    var `eventId`: kotlin.String
+    , 
+    /**
+     * Status version of the snapshot.
+     */
+    var `statusVersion`: kotlin.ULong
+    , 
+    /**
+     * The snapshot sent.
+     */
+    var `event`: JsonValue
+    , 
+    /**
+     * Delivery state.
+     */
+    var `deliveryStatus`: DeliveryStatus
+    , 
+    /**
+     * Cumulative attempts.
+     */
+    var `attempts`: kotlin.ULong
+    , 
+    /**
+     * Next automatic attempt, if any.
+     */
+    var `nextAttemptAt`: JsonValue?
+    , 
+    /**
+     * HTTP status of the last attempt, if any.
+     */
+    var `lastHttpStatus`: JsonValue?
+    , 
+    /**
+     * Error of the last attempt, if any.
+     */
+    var `lastError`: JsonValue?
+    , 
+    /**
+     * The most recent 20 attempts.
+     */
+    var `deliveryAttempts`: List<DeliveryAttempt>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDeliveryRecord: FfiConverterRustBuffer<DeliveryRecord> {
+    override fun read(buf: ByteBuffer): DeliveryRecord {
+        return DeliveryRecord(
+            FfiConverterString.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterTypeJsonValue.read(buf),
+            FfiConverterTypeDeliveryStatus.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterOptionalTypeJsonValue.read(buf),
+            FfiConverterOptionalTypeJsonValue.read(buf),
+            FfiConverterOptionalTypeJsonValue.read(buf),
+            FfiConverterSequenceTypeDeliveryAttempt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: DeliveryRecord) = (
+            FfiConverterString.allocationSize(value.`eventId`) +
+            FfiConverterULong.allocationSize(value.`statusVersion`) +
+            FfiConverterTypeJsonValue.allocationSize(value.`event`) +
+            FfiConverterTypeDeliveryStatus.allocationSize(value.`deliveryStatus`) +
+            FfiConverterULong.allocationSize(value.`attempts`) +
+            FfiConverterOptionalTypeJsonValue.allocationSize(value.`nextAttemptAt`) +
+            FfiConverterOptionalTypeJsonValue.allocationSize(value.`lastHttpStatus`) +
+            FfiConverterOptionalTypeJsonValue.allocationSize(value.`lastError`) +
+            FfiConverterSequenceTypeDeliveryAttempt.allocationSize(value.`deliveryAttempts`)
+    )
+
+    override fun write(value: DeliveryRecord, buf: ByteBuffer) {
+            FfiConverterString.write(value.`eventId`, buf)
+            FfiConverterULong.write(value.`statusVersion`, buf)
+            FfiConverterTypeJsonValue.write(value.`event`, buf)
+            FfiConverterTypeDeliveryStatus.write(value.`deliveryStatus`, buf)
+            FfiConverterULong.write(value.`attempts`, buf)
+            FfiConverterOptionalTypeJsonValue.write(value.`nextAttemptAt`, buf)
+            FfiConverterOptionalTypeJsonValue.write(value.`lastHttpStatus`, buf)
+            FfiConverterOptionalTypeJsonValue.write(value.`lastError`, buf)
+            FfiConverterSequenceTypeDeliveryAttempt.write(value.`deliveryAttempts`, buf)
+    }
+}
+
+
+
+/**
+ * What the token endpoint granted for the client-credentials token (the token stays inside).
+ */
+data class GrantedToken (
+    /**
+     * Granted scopes.
+     */
+    var `scope`: List<kotlin.String>
+    , 
+    /**
+     * Lifetime in seconds as granted (`expires_in`).
+     */
+    var `expiresIn`: kotlin.ULong
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeGrantedToken: FfiConverterRustBuffer<GrantedToken> {
+    override fun read(buf: ByteBuffer): GrantedToken {
+        return GrantedToken(
+            FfiConverterSequenceString.read(buf),
+            FfiConverterULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: GrantedToken) = (
+            FfiConverterSequenceString.allocationSize(value.`scope`) +
+            FfiConverterULong.allocationSize(value.`expiresIn`)
+    )
+
+    override fun write(value: GrantedToken, buf: ByteBuffer) {
+            FfiConverterSequenceString.write(value.`scope`, buf)
+            FfiConverterULong.write(value.`expiresIn`, buf)
+    }
+}
+
+
+
+/**
+ * Filter of `GET /openapi/v1/merchant-payments`: at least one of `external_reference` and
+ * `order_no` (both must match when both are given).
+ */
+data class ListMerchantPaymentsQuery (
+    /**
+     * Business reference filter.
+     */
+    var `externalReference`: kotlin.String? = null 
+    , 
+    /**
+     * Payment number filter.
+     */
+    var `orderNo`: kotlin.String? = null 
+    , 
+    /**
+     * 1 to 100 (default 20).
+     */
+    var `limit`: kotlin.UInt? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeListMerchantPaymentsQuery: FfiConverterRustBuffer<ListMerchantPaymentsQuery> {
+    override fun read(buf: ByteBuffer): ListMerchantPaymentsQuery {
+        return ListMerchantPaymentsQuery(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ListMerchantPaymentsQuery) = (
+            FfiConverterOptionalString.allocationSize(value.`externalReference`) +
+            FfiConverterOptionalString.allocationSize(value.`orderNo`) +
+            FfiConverterOptionalUInt.allocationSize(value.`limit`)
+    )
+
+    override fun write(value: ListMerchantPaymentsQuery, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`externalReference`, buf)
+            FfiConverterOptionalString.write(value.`orderNo`, buf)
+            FfiConverterOptionalUInt.write(value.`limit`, buf)
+    }
+}
+
+
+
+/**
+ * A merchant payment (create response, query, list item).
+ */
+data class MerchantPayment (
+    /**
+     * Service-assigned payment number.
+     */
+    var `orderNo`: kotlin.String
+    , 
+    /**
+     * Merchant's business order reference.
+     */
+    var `externalReference`: kotlin.String
+    , 
+    /**
+     * Empty until the buyer chose a method; afterwards the real channel.
+     */
+    var `paymentNo`: kotlin.String
+    , 
+    /**
+     * Amount in minor units of `currency` (scale `currency_decimals`).
+     */
+    var `amountMinor`: kotlin.Long
+    , 
+    /**
+     * Uppercase currency code.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Precision of the currency.
+     */
+    var `currencyDecimals`: kotlin.UInt
+    , 
+    /**
+     * Status; only `Paid` confirms payment.
+     */
+    var `status`: MerchantPaymentStatus
+    , 
+    /**
+     * Per-payment monotonically increasing version (0 on a create response).
+     */
+    var `statusVersion`: kotlin.ULong
+    , 
+    /**
+     * False until a channel is chosen.
+     */
+    var `testMode`: kotlin.Boolean
+    , 
+    /**
+     * Checkout address with its per-order token (returned on creation): open it with
+     * `expose()`, never log it. Not proof of payment.
+     */
+    var `checkoutUrl`: Secret?
+    , 
+    /**
+     * Saved merchant return address.
+     */
+    var `returnUrl`: kotlin.String?
+    , 
+    /**
+     * Expiry, fixed at creation (zone preserved).
+     */
+    var `expiresAt`: OffsetDateTime
+    , 
+    /**
+     * Stable payment event number once confirmed; book payments idempotently by it.
+     */
+    var `eventId`: kotlin.String?
+    , 
+    /**
+     * Channel transaction number, once known.
+     */
+    var `providerTradeNo`: kotlin.String?
+    , 
+    /**
+     * Payment confirmation time (zone preserved).
+     */
+    var `occurredAt`: OffsetDateTime?
+    , 
+    /**
+     * Platform-locked settlement in platform coin, eight-decimal fixed point; not proof of
+     * payment.
+     */
+    var `settlementCoin`: kotlin.Long?
+    
+): Disposable{
+    
+
+    
+
+    
+    @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
+    override fun destroy() {
+        
+    Disposable.destroy(
+        this.`orderNo`,
+        this.`externalReference`,
+        this.`paymentNo`,
+        this.`amountMinor`,
+        this.`currency`,
+        this.`currencyDecimals`,
+        this.`status`,
+        this.`statusVersion`,
+        this.`testMode`,
+        this.`checkoutUrl`,
+        this.`returnUrl`,
+        this.`expiresAt`,
+        this.`eventId`,
+        this.`providerTradeNo`,
+        this.`occurredAt`,
+        this.`settlementCoin`
+    )
+    }
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeMerchantPayment: FfiConverterRustBuffer<MerchantPayment> {
+    override fun read(buf: ByteBuffer): MerchantPayment {
+        return MerchantPayment(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterTypeMerchantPaymentStatus.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalTypeSecret.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterTypeOffsetDateTime.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalTypeOffsetDateTime.read(buf),
+            FfiConverterOptionalLong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: MerchantPayment) = (
+            FfiConverterString.allocationSize(value.`orderNo`) +
+            FfiConverterString.allocationSize(value.`externalReference`) +
+            FfiConverterString.allocationSize(value.`paymentNo`) +
+            FfiConverterLong.allocationSize(value.`amountMinor`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`) +
+            FfiConverterULong.allocationSize(value.`statusVersion`) +
+            FfiConverterBoolean.allocationSize(value.`testMode`) +
+            FfiConverterOptionalTypeSecret.allocationSize(value.`checkoutUrl`) +
+            FfiConverterOptionalString.allocationSize(value.`returnUrl`) +
+            FfiConverterTypeOffsetDateTime.allocationSize(value.`expiresAt`) +
+            FfiConverterOptionalString.allocationSize(value.`eventId`) +
+            FfiConverterOptionalString.allocationSize(value.`providerTradeNo`) +
+            FfiConverterOptionalTypeOffsetDateTime.allocationSize(value.`occurredAt`) +
+            FfiConverterOptionalLong.allocationSize(value.`settlementCoin`)
+    )
+
+    override fun write(value: MerchantPayment, buf: ByteBuffer) {
+            FfiConverterString.write(value.`orderNo`, buf)
+            FfiConverterString.write(value.`externalReference`, buf)
+            FfiConverterString.write(value.`paymentNo`, buf)
+            FfiConverterLong.write(value.`amountMinor`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
+            FfiConverterULong.write(value.`statusVersion`, buf)
+            FfiConverterBoolean.write(value.`testMode`, buf)
+            FfiConverterOptionalTypeSecret.write(value.`checkoutUrl`, buf)
+            FfiConverterOptionalString.write(value.`returnUrl`, buf)
+            FfiConverterTypeOffsetDateTime.write(value.`expiresAt`, buf)
+            FfiConverterOptionalString.write(value.`eventId`, buf)
+            FfiConverterOptionalString.write(value.`providerTradeNo`, buf)
+            FfiConverterOptionalTypeOffsetDateTime.write(value.`occurredAt`, buf)
+            FfiConverterOptionalLong.write(value.`settlementCoin`, buf)
+    }
+}
+
+
+
+/**
+ * `GET /openapi/v1/merchant`.
+ */
+data class MerchantProfile (
+    /**
+     * Merchant number.
+     */
+    var `merchantNo`: kotlin.String
+    , 
+    /**
+     * Name.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Logo address.
+     */
+    var `logoUrl`: kotlin.String
+    , 
+    /**
+     * Short description.
+     */
+    var `shortDescription`: kotlin.String
+    , 
+    /**
+     * Description.
+     */
+    var `description`: kotlin.String
+    , 
+    /**
+     * Business scope.
+     */
+    var `businessScope`: kotlin.String
+    , 
+    /**
+     * Website address.
+     */
+    var `websiteUrl`: kotlin.String
+    , 
+    /**
+     * Contact.
+     */
+    var `contact`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeMerchantProfile: FfiConverterRustBuffer<MerchantProfile> {
+    override fun read(buf: ByteBuffer): MerchantProfile {
+        return MerchantProfile(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: MerchantProfile) = (
+            FfiConverterString.allocationSize(value.`merchantNo`) +
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterString.allocationSize(value.`logoUrl`) +
+            FfiConverterString.allocationSize(value.`shortDescription`) +
+            FfiConverterString.allocationSize(value.`description`) +
+            FfiConverterString.allocationSize(value.`businessScope`) +
+            FfiConverterString.allocationSize(value.`websiteUrl`) +
+            FfiConverterString.allocationSize(value.`contact`)
+    )
+
+    override fun write(value: MerchantProfile, buf: ByteBuffer) {
+            FfiConverterString.write(value.`merchantNo`, buf)
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterString.write(value.`logoUrl`, buf)
+            FfiConverterString.write(value.`shortDescription`, buf)
+            FfiConverterString.write(value.`description`, buf)
+            FfiConverterString.write(value.`businessScope`, buf)
+            FfiConverterString.write(value.`websiteUrl`, buf)
+            FfiConverterString.write(value.`contact`, buf)
+    }
+}
+
+
+
+/**
+ * `data` of a notification: the payment snapshot at that status (no checkout token, return
+ * address or secret).
+ */
+data class NotificationData (
+    /**
+     * Payment number.
+     */
+    var `orderNo`: kotlin.String
+    , 
+    /**
+     * Merchant business reference.
+     */
+    var `externalReference`: kotlin.String
+    , 
+    /**
+     * Channel (empty until chosen).
+     */
+    var `paymentNo`: kotlin.String
+    , 
+    /**
+     * Amount in minor units.
+     */
+    var `amountMinor`: kotlin.Long
+    , 
+    /**
+     * Currency.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Currency precision.
+     */
+    var `currencyDecimals`: kotlin.UInt
+    , 
+    /**
+     * Status at this notification (only `Paid` confirms payment).
+     */
+    var `status`: MerchantPaymentStatus
+    , 
+    /**
+     * Apply only if higher than what is stored (see `statusVersionDecision`).
+     */
+    var `statusVersion`: kotlin.ULong
+    , 
+    /**
+     * Whether the channel is a test channel.
+     */
+    var `testMode`: kotlin.Boolean
+    , 
+    /**
+     * Expiry of the payment.
+     */
+    var `expiresAt`: OffsetDateTime
+    , 
+    /**
+     * Stable payment event number (not the notification `id`); book payments by it.
+     */
+    var `eventId`: kotlin.String?
+    , 
+    /**
+     * Channel transaction number.
+     */
+    var `providerTradeNo`: kotlin.String?
+    , 
+    /**
+     * Payment time (this, not `created_at`).
+     */
+    var `occurredAt`: OffsetDateTime?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeNotificationData: FfiConverterRustBuffer<NotificationData> {
+    override fun read(buf: ByteBuffer): NotificationData {
+        return NotificationData(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterTypeMerchantPaymentStatus.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterTypeOffsetDateTime.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalTypeOffsetDateTime.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: NotificationData) = (
+            FfiConverterString.allocationSize(value.`orderNo`) +
+            FfiConverterString.allocationSize(value.`externalReference`) +
+            FfiConverterString.allocationSize(value.`paymentNo`) +
+            FfiConverterLong.allocationSize(value.`amountMinor`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`) +
+            FfiConverterULong.allocationSize(value.`statusVersion`) +
+            FfiConverterBoolean.allocationSize(value.`testMode`) +
+            FfiConverterTypeOffsetDateTime.allocationSize(value.`expiresAt`) +
+            FfiConverterOptionalString.allocationSize(value.`eventId`) +
+            FfiConverterOptionalString.allocationSize(value.`providerTradeNo`) +
+            FfiConverterOptionalTypeOffsetDateTime.allocationSize(value.`occurredAt`)
+    )
+
+    override fun write(value: NotificationData, buf: ByteBuffer) {
+            FfiConverterString.write(value.`orderNo`, buf)
+            FfiConverterString.write(value.`externalReference`, buf)
+            FfiConverterString.write(value.`paymentNo`, buf)
+            FfiConverterLong.write(value.`amountMinor`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
+            FfiConverterULong.write(value.`statusVersion`, buf)
+            FfiConverterBoolean.write(value.`testMode`, buf)
+            FfiConverterTypeOffsetDateTime.write(value.`expiresAt`, buf)
+            FfiConverterOptionalString.write(value.`eventId`, buf)
+            FfiConverterOptionalString.write(value.`providerTradeNo`, buf)
+            FfiConverterOptionalTypeOffsetDateTime.write(value.`occurredAt`, buf)
+    }
+}
+
+
+
+/**
+ * One entry of a product's `other_ipu_cnf`: the JSON key, its display label, and whether it
+ * is required.
+ */
+data class OtherIpuField (
+    /**
+     * Key used in `other_ipu` (never the label).
+     */
+    var `key`: kotlin.String
+    , 
+    /**
+     * Display text for the input.
+     */
+    var `label`: kotlin.String
+    , 
+    /**
+     * Whether the order needs a value for it.
+     */
+    var `required`: kotlin.Boolean
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOtherIpuField: FfiConverterRustBuffer<OtherIpuField> {
+    override fun read(buf: ByteBuffer): OtherIpuField {
+        return OtherIpuField(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: OtherIpuField) = (
+            FfiConverterString.allocationSize(value.`key`) +
+            FfiConverterString.allocationSize(value.`label`) +
+            FfiConverterBoolean.allocationSize(value.`required`)
+    )
+
+    override fun write(value: OtherIpuField, buf: ByteBuffer) {
+            FfiConverterString.write(value.`key`, buf)
+            FfiConverterString.write(value.`label`, buf)
+            FfiConverterBoolean.write(value.`required`, buf)
+    }
+}
+
+
+
+/**
+ * A channel of the merchant-collection directory.
+ */
+data class PaymentChannel (
+    /**
+     * Real channel identifier used when creating a payment; not a display name.
+     */
+    var `paymentNo`: kotlin.String
+    , 
+    /**
+     * Channel name.
+     */
+    var `name`: kotlin.String
+    , 
+    /**
+     * Provider kind.
+     */
+    var `provider`: ChannelProvider
+    , 
+    /**
+     * `platform` or `merchant`.
+     */
+    var `owner`: ChannelOwner
+    , 
+    /**
+     * Payment currency of the channel.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Whether the buyer must log in.
+     */
+    var `loginRequired`: kotlin.Boolean
+    , 
+    /**
+     * Administrator-assigned card-provider test channel.
+     */
+    var `testMode`: kotlin.Boolean
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePaymentChannel: FfiConverterRustBuffer<PaymentChannel> {
+    override fun read(buf: ByteBuffer): PaymentChannel {
+        return PaymentChannel(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterTypeChannelProvider.read(buf),
+            FfiConverterTypeChannelOwner.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PaymentChannel) = (
+            FfiConverterString.allocationSize(value.`paymentNo`) +
+            FfiConverterString.allocationSize(value.`name`) +
+            FfiConverterTypeChannelProvider.allocationSize(value.`provider`) +
+            FfiConverterTypeChannelOwner.allocationSize(value.`owner`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterBoolean.allocationSize(value.`loginRequired`) +
+            FfiConverterBoolean.allocationSize(value.`testMode`)
+    )
+
+    override fun write(value: PaymentChannel, buf: ByteBuffer) {
+            FfiConverterString.write(value.`paymentNo`, buf)
+            FfiConverterString.write(value.`name`, buf)
+            FfiConverterTypeChannelProvider.write(value.`provider`, buf)
+            FfiConverterTypeChannelOwner.write(value.`owner`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterBoolean.write(value.`loginRequired`, buf)
+            FfiConverterBoolean.write(value.`testMode`, buf)
+    }
+}
+
+
+
+/**
+ * What the merchant's own order says the payment must be.
+ */
+data class PaymentExpectation (
+    /**
+     * The merchant's business order reference.
+     */
+    var `externalReference`: kotlin.String
+    , 
+    /**
+     * The amount asked for, in minor units.
+     */
+    var `amountMinor`: kotlin.Long
+    , 
+    /**
+     * The currency asked for.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Whether a test channel is acceptable (false for live orders).
+     */
+    var `testMode`: kotlin.Boolean
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePaymentExpectation: FfiConverterRustBuffer<PaymentExpectation> {
+    override fun read(buf: ByteBuffer): PaymentExpectation {
+        return PaymentExpectation(
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PaymentExpectation) = (
+            FfiConverterString.allocationSize(value.`externalReference`) +
+            FfiConverterLong.allocationSize(value.`amountMinor`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterBoolean.allocationSize(value.`testMode`)
+    )
+
+    override fun write(value: PaymentExpectation, buf: ByteBuffer) {
+            FfiConverterString.write(value.`externalReference`, buf)
+            FfiConverterLong.write(value.`amountMinor`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterBoolean.write(value.`testMode`, buf)
+    }
+}
+
+
+
+/**
+ * Result of `POST /openapi/v1/orders/{order_no}/payment`. A 200 does not prove payment.
+ */
+data class PaymentStart (
+    /**
+     * Payment session identifier.
+     */
+    var `tradeNo`: kotlin.String
+    , 
+    /**
+     * Absolute payment address (a relative one was resolved against the service's origin).
+     */
+    var `redirect`: kotlin.String
+    , 
+    /**
+     * Session expiry.
+     */
+    var `expireTime`: OffsetDateTime
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePaymentStart: FfiConverterRustBuffer<PaymentStart> {
+    override fun read(buf: ByteBuffer): PaymentStart {
+        return PaymentStart(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterTypeOffsetDateTime.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PaymentStart) = (
+            FfiConverterString.allocationSize(value.`tradeNo`) +
+            FfiConverterString.allocationSize(value.`redirect`) +
+            FfiConverterTypeOffsetDateTime.allocationSize(value.`expireTime`)
+    )
+
+    override fun write(value: PaymentStart, buf: ByteBuffer) {
+            FfiConverterString.write(value.`tradeNo`, buf)
+            FfiConverterString.write(value.`redirect`, buf)
+            FfiConverterTypeOffsetDateTime.write(value.`expireTime`, buf)
+    }
+}
+
+
+
+/**
+ * What `waitForPayment` saw: the final payment status and the order read afterwards (its
+ * status tells whether delivery is still processing).
+ */
+data class PaymentWaitOutcome (
+    /**
+     * `Paid` or `Cancelled`.
+     */
+    var `paymentStatus`: PaymentStatus
+    , 
+    /**
+     * The order after the payment reached its final status.
+     */
+    var `order`: CatalogOrder
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePaymentWaitOutcome: FfiConverterRustBuffer<PaymentWaitOutcome> {
+    override fun read(buf: ByteBuffer): PaymentWaitOutcome {
+        return PaymentWaitOutcome(
+            FfiConverterTypePaymentStatus.read(buf),
+            FfiConverterTypeCatalogOrder.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: PaymentWaitOutcome) = (
+            FfiConverterTypePaymentStatus.allocationSize(value.`paymentStatus`) +
+            FfiConverterTypeCatalogOrder.allocationSize(value.`order`)
+    )
+
+    override fun write(value: PaymentWaitOutcome, buf: ByteBuffer) {
+            FfiConverterTypePaymentStatus.write(value.`paymentStatus`, buf)
+            FfiConverterTypeCatalogOrder.write(value.`order`, buf)
+    }
+}
+
+
+
+/**
+ * A catalog product (element of `list`). Prices are eight-decimal fixed point.
+ */
+data class Product (
+    /**
+     * Product number.
+     */
+    var `gdNo`: kotlin.String
+    , 
+    /**
+     * Name.
+     */
+    var `gdName`: kotlin.String
+    , 
+    /**
+     * Description.
+     */
+    var `gdDescription`: kotlin.String
+    , 
+    /**
+     * Price, eight-decimal fixed point (value × 10^8).
+     */
+    var `actualPrice`: kotlin.Long
+    , 
+    /**
+     * Retail price, eight-decimal fixed point.
+     */
+    var `retailPrice`: kotlin.Long
+    , 
+    /**
+     * Pricing currency.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Display precision only (does not change the scaling).
+     */
+    var `currencyDecimals`: kotlin.UInt
+    , 
+    /**
+     * Stock.
+     */
+    var `inStock`: kotlin.Long
+    , 
+    /**
+     * Max per purchase; 0 means unlimited.
+     */
+    var `buyLimitNum`: kotlin.UInt
+    , 
+    /**
+     * `automatic` or `allowlist`.
+     */
+    var `paymentPolicy`: PaymentPolicy
+    , 
+    /**
+     * Channel identifiers (no names, no quotes), when given.
+     */
+    var `paymentMethods`: List<kotlin.String>?
+    , 
+    /**
+     * Additional-input configuration (`key=label=flag`), when given; see `otherIpuFields`.
+     */
+    var `otherIpuCnf`: List<kotlin.String>?
+    , 
+    /**
+     * Wholesale configuration, when given (the platform computes the final amount).
+     */
+    var `wholesalePriceCnf`: List<kotlin.String>?
+    , 
+    /**
+     * Purchase hint, when given.
+     */
+    var `buyPrompt`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeProduct: FfiConverterRustBuffer<Product> {
+    override fun read(buf: ByteBuffer): Product {
+        return Product(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterTypePaymentPolicy.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalSequenceString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Product) = (
+            FfiConverterString.allocationSize(value.`gdNo`) +
+            FfiConverterString.allocationSize(value.`gdName`) +
+            FfiConverterString.allocationSize(value.`gdDescription`) +
+            FfiConverterLong.allocationSize(value.`actualPrice`) +
+            FfiConverterLong.allocationSize(value.`retailPrice`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterLong.allocationSize(value.`inStock`) +
+            FfiConverterUInt.allocationSize(value.`buyLimitNum`) +
+            FfiConverterTypePaymentPolicy.allocationSize(value.`paymentPolicy`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`paymentMethods`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`otherIpuCnf`) +
+            FfiConverterOptionalSequenceString.allocationSize(value.`wholesalePriceCnf`) +
+            FfiConverterOptionalString.allocationSize(value.`buyPrompt`)
+    )
+
+    override fun write(value: Product, buf: ByteBuffer) {
+            FfiConverterString.write(value.`gdNo`, buf)
+            FfiConverterString.write(value.`gdName`, buf)
+            FfiConverterString.write(value.`gdDescription`, buf)
+            FfiConverterLong.write(value.`actualPrice`, buf)
+            FfiConverterLong.write(value.`retailPrice`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterLong.write(value.`inStock`, buf)
+            FfiConverterUInt.write(value.`buyLimitNum`, buf)
+            FfiConverterTypePaymentPolicy.write(value.`paymentPolicy`, buf)
+            FfiConverterOptionalSequenceString.write(value.`paymentMethods`, buf)
+            FfiConverterOptionalSequenceString.write(value.`otherIpuCnf`, buf)
+            FfiConverterOptionalSequenceString.write(value.`wholesalePriceCnf`, buf)
+            FfiConverterOptionalString.write(value.`buyPrompt`, buf)
+    }
+}
+
+
+
+/**
+ * One page of products.
+ */
+data class ProductPage (
+    /**
+     * The products of this page.
+     */
+    var `list`: List<Product>
+    , 
+    /**
+     * Total number of products matching.
+     */
+    var `total`: kotlin.ULong
+    , 
+    /**
+     * This page's number.
+     */
+    var `page`: kotlin.UInt
+    , 
+    /**
+     * Page size.
+     */
+    var `limit`: kotlin.UInt
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeProductPage: FfiConverterRustBuffer<ProductPage> {
+    override fun read(buf: ByteBuffer): ProductPage {
+        return ProductPage(
+            FfiConverterSequenceTypeProduct.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterUInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ProductPage) = (
+            FfiConverterSequenceTypeProduct.allocationSize(value.`list`) +
+            FfiConverterULong.allocationSize(value.`total`) +
+            FfiConverterUInt.allocationSize(value.`page`) +
+            FfiConverterUInt.allocationSize(value.`limit`)
+    )
+
+    override fun write(value: ProductPage, buf: ByteBuffer) {
+            FfiConverterSequenceTypeProduct.write(value.`list`, buf)
+            FfiConverterULong.write(value.`total`, buf)
+            FfiConverterUInt.write(value.`page`, buf)
+            FfiConverterUInt.write(value.`limit`, buf)
+    }
+}
+
+
+
+/**
+ * Filter and page of `GET /openapi/v1/products` (all optional; page starts at 1).
+ */
+data class ProductQuery (
+    /**
+     * Page number, 1 or more (default 1).
+     */
+    var `page`: kotlin.UInt? = null 
+    , 
+    /**
+     * Page size.
+     */
+    var `limit`: kotlin.UInt? = null 
+    , 
+    /**
+     * Only this product number.
+     */
+    var `gdNo`: kotlin.String? = null 
+    , 
+    /**
+     * Search text.
+     */
+    var `searchValue`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeProductQuery: FfiConverterRustBuffer<ProductQuery> {
+    override fun read(buf: ByteBuffer): ProductQuery {
+        return ProductQuery(
+            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ProductQuery) = (
+            FfiConverterOptionalUInt.allocationSize(value.`page`) +
+            FfiConverterOptionalUInt.allocationSize(value.`limit`) +
+            FfiConverterOptionalString.allocationSize(value.`gdNo`) +
+            FfiConverterOptionalString.allocationSize(value.`searchValue`)
+    )
+
+    override fun write(value: ProductQuery, buf: ByteBuffer) {
+            FfiConverterOptionalUInt.write(value.`page`, buf)
+            FfiConverterOptionalUInt.write(value.`limit`, buf)
+            FfiConverterOptionalString.write(value.`gdNo`, buf)
+            FfiConverterOptionalString.write(value.`searchValue`, buf)
+    }
+}
+
+
+
+/**
+ * How safe requests (reads, token requests, merchant-payment create with the same key) are
+ * retried. Catalog order creation and payment start are never re-sent, whatever this says.
+ */
+data class RetryPolicy (
+    /**
+     * Total attempts including the first (1 = no retries).
+     */
+    var `maxAttempts`: kotlin.UInt = 4u 
+    , 
+    /**
+     * First backoff delay in milliseconds (exponential, jittered).
+     */
+    var `baseDelayMs`: kotlin.ULong = 200uL 
+    , 
+    /**
+     * Largest backoff delay in milliseconds.
+     */
+    var `maxDelayMs`: kotlin.ULong = 5000uL 
+    , 
+    /**
+     * Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
+     */
+    var `maxRetryAfterMs`: kotlin.ULong = 30000uL 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeRetryPolicy: FfiConverterRustBuffer<RetryPolicy> {
+    override fun read(buf: ByteBuffer): RetryPolicy {
+        return RetryPolicy(
+            FfiConverterUInt.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterULong.read(buf),
+            FfiConverterULong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: RetryPolicy) = (
+            FfiConverterUInt.allocationSize(value.`maxAttempts`) +
+            FfiConverterULong.allocationSize(value.`baseDelayMs`) +
+            FfiConverterULong.allocationSize(value.`maxDelayMs`) +
+            FfiConverterULong.allocationSize(value.`maxRetryAfterMs`)
+    )
+
+    override fun write(value: RetryPolicy, buf: ByteBuffer) {
+            FfiConverterUInt.write(value.`maxAttempts`, buf)
+            FfiConverterULong.write(value.`baseDelayMs`, buf)
+            FfiConverterULong.write(value.`maxDelayMs`, buf)
+            FfiConverterULong.write(value.`maxRetryAfterMs`, buf)
+    }
+}
+
+
+
+/**
+ * A verified status notification.
+ */
+data class StatusNotification (
+    /**
+     * Notification event number; deduplicate by it.
+     */
+    var `id`: kotlin.String
+    , 
+    /**
+     * Always `merchant_payment.status_changed`.
+     */
+    var `eventType`: kotlin.String
+    , 
+    /**
+     * 1.
+     */
+    var `apiVersion`: kotlin.UInt
+    , 
+    /**
+     * Notification generation time (not the payment time).
+     */
+    var `createdAt`: OffsetDateTime
+    , 
+    /**
+     * The snapshot.
+     */
+    var `data`: NotificationData
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeStatusNotification: FfiConverterRustBuffer<StatusNotification> {
+    override fun read(buf: ByteBuffer): StatusNotification {
+        return StatusNotification(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterUInt.read(buf),
+            FfiConverterTypeOffsetDateTime.read(buf),
+            FfiConverterTypeNotificationData.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: StatusNotification) = (
+            FfiConverterString.allocationSize(value.`id`) +
+            FfiConverterString.allocationSize(value.`eventType`) +
+            FfiConverterUInt.allocationSize(value.`apiVersion`) +
+            FfiConverterTypeOffsetDateTime.allocationSize(value.`createdAt`) +
+            FfiConverterTypeNotificationData.allocationSize(value.`data`)
+    )
+
+    override fun write(value: StatusNotification, buf: ByteBuffer) {
+            FfiConverterString.write(value.`id`, buf)
+            FfiConverterString.write(value.`eventType`, buf)
+            FfiConverterUInt.write(value.`apiVersion`, buf)
+            FfiConverterTypeOffsetDateTime.write(value.`createdAt`, buf)
+            FfiConverterTypeNotificationData.write(value.`data`, buf)
+    }
+}
+
+
+
+/**
+ * A channel's `owner`.
+ */
+sealed class ChannelOwner {
+    
+    /**
+     * `platform`.
+     */
+    object Platform : ChannelOwner()
+    
+    
+    /**
+     * `merchant`.
+     */
+    object Merchant : ChannelOwner()
+    
+    
+    /**
+     * A value the contract does not list.
+     */
+    data class Unknown(
+        /**
+         * The wire text.
+         */
+        val `value`: kotlin.String) : ChannelOwner()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeChannelOwner : FfiConverterRustBuffer<ChannelOwner>{
+    override fun read(buf: ByteBuffer): ChannelOwner {
+        return when(buf.getInt()) {
+            1 -> ChannelOwner.Platform
+            2 -> ChannelOwner.Merchant
+            3 -> ChannelOwner.Unknown(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: ChannelOwner): ULong = when(value) {
+        is ChannelOwner.Platform -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ChannelOwner.Merchant -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ChannelOwner.Unknown -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`value`)
+            )
+        }
+    }
+
+    override fun write(value: ChannelOwner, buf: ByteBuffer) {
+        when(value) {
+            is ChannelOwner.Platform -> {
+                buf.putInt(1)
+                Unit
+            }
+            is ChannelOwner.Merchant -> {
+                buf.putInt(2)
+                Unit
+            }
+            is ChannelOwner.Unknown -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`value`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * A channel's `provider`.
+ */
+sealed class ChannelProvider {
+    
+    /**
+     * `card-provider`.
+     */
+    object CardProvider : ChannelProvider()
+    
+    
+    /**
+     * `platform-coin`.
+     */
+    object PlatformCoin : ChannelProvider()
+    
+    
+    /**
+     * A value the contract does not list.
+     */
+    data class Unknown(
+        /**
+         * The wire text.
+         */
+        val `value`: kotlin.String) : ChannelProvider()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeChannelProvider : FfiConverterRustBuffer<ChannelProvider>{
+    override fun read(buf: ByteBuffer): ChannelProvider {
+        return when(buf.getInt()) {
+            1 -> ChannelProvider.CardProvider
+            2 -> ChannelProvider.PlatformCoin
+            3 -> ChannelProvider.Unknown(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: ChannelProvider): ULong = when(value) {
+        is ChannelProvider.CardProvider -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ChannelProvider.PlatformCoin -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ChannelProvider.Unknown -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`value`)
+            )
+        }
+    }
+
+    override fun write(value: ChannelProvider, buf: ByteBuffer) {
+        when(value) {
+            is ChannelProvider.CardProvider -> {
+                buf.putInt(1)
+                Unit
+            }
+            is ChannelProvider.PlatformCoin -> {
+                buf.putInt(2)
+                Unit
+            }
+            is ChannelProvider.Unknown -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`value`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * `delivery_status` of a notification delivery record.
+ */
+sealed class DeliveryStatus {
+    
+    /**
+     * Not yet delivered; attempts continue.
+     */
+    object Pending : DeliveryStatus()
+    
+    
+    /**
+     * Acknowledged with a 2xx.
+     */
+    object Delivered : DeliveryStatus()
+    
+    
+    /**
+     * Automatic attempts exhausted (re-queue possible); not a payment failure.
+     */
+    object Failed : DeliveryStatus()
+    
+    
+    /**
+     * A value the contract does not list.
+     */
+    data class Unknown(
+        /**
+         * The wire text.
+         */
+        val `value`: kotlin.String) : DeliveryStatus()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeDeliveryStatus : FfiConverterRustBuffer<DeliveryStatus>{
+    override fun read(buf: ByteBuffer): DeliveryStatus {
+        return when(buf.getInt()) {
+            1 -> DeliveryStatus.Pending
+            2 -> DeliveryStatus.Delivered
+            3 -> DeliveryStatus.Failed
+            4 -> DeliveryStatus.Unknown(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: DeliveryStatus): ULong = when(value) {
+        is DeliveryStatus.Pending -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is DeliveryStatus.Delivered -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is DeliveryStatus.Failed -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is DeliveryStatus.Unknown -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`value`)
+            )
+        }
+    }
+
+    override fun write(value: DeliveryStatus, buf: ByteBuffer) {
+        when(value) {
+            is DeliveryStatus.Pending -> {
+                buf.putInt(1)
+                Unit
+            }
+            is DeliveryStatus.Delivered -> {
+                buf.putInt(2)
+                Unit
+            }
+            is DeliveryStatus.Failed -> {
+                buf.putInt(3)
+                Unit
+            }
+            is DeliveryStatus.Unknown -> {
+                buf.putInt(4)
+                FfiConverterString.write(value.`value`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * The service's `error` code (Kotlin sealed class / Swift enum); unknown codes stay in `Other`.
+ */
+sealed class ErrorCode {
+    
+    /**
+     * 400 `invalid_notify_config`.
+     */
+    object InvalidNotifyConfig : ErrorCode()
+    
+    
+    /**
+     * 400 `invalid_notify_url`.
+     */
+    object InvalidNotifyUrl : ErrorCode()
+    
+    
+    /**
+     * 400 `invalid_notify_secret`.
+     */
+    object InvalidNotifySecret : ErrorCode()
+    
+    
+    /**
+     * 400 `invalid_request`.
+     */
+    object InvalidRequest : ErrorCode()
+    
+    
+    /**
+     * 400 `invalid_expires_in`.
+     */
+    object InvalidExpiresIn : ErrorCode()
+    
+    
+    /**
+     * 400 `invalid_return_url`.
+     */
+    object InvalidReturnUrl : ErrorCode()
+    
+    
+    /**
+     * 401 `invalid_token`.
+     */
+    object InvalidToken : ErrorCode()
+    
+    
+    /**
+     * 403 `insufficient_scope`.
+     */
+    object InsufficientScope : ErrorCode()
+    
+    
+    /**
+     * 403 `client_credentials_required`.
+     */
+    object ClientCredentialsRequired : ErrorCode()
+    
+    
+    /**
+     * 403 `merchant_inactive`.
+     */
+    object MerchantInactive : ErrorCode()
+    
+    
+    /**
+     * 403 `login_required`.
+     */
+    object LoginRequired : ErrorCode()
+    
+    
+    /**
+     * 403 `payment_debug_access_denied`.
+     */
+    object PaymentDebugAccessDenied : ErrorCode()
+    
+    
+    /**
+     * 404 `payment_not_found`.
+     */
+    object PaymentNotFound : ErrorCode()
+    
+    
+    /**
+     * 409 `payment_conflict`.
+     */
+    object PaymentConflict : ErrorCode()
+    
+    
+    /**
+     * 409 `provider_result_mismatch`.
+     */
+    object ProviderResultMismatch : ErrorCode()
+    
+    
+    /**
+     * 410 `payment_expired`.
+     */
+    object PaymentExpired : ErrorCode()
+    
+    
+    /**
+     * 422 `channel_unavailable`.
+     */
+    object ChannelUnavailable : ErrorCode()
+    
+    
+    /**
+     * 422 `currency_rate_unavailable`.
+     */
+    object CurrencyRateUnavailable : ErrorCode()
+    
+    
+    /**
+     * 422 `merchant_fee_funding_unavailable`.
+     */
+    object MerchantFeeFundingUnavailable : ErrorCode()
+    
+    
+    /**
+     * 202 `provider_result_pending`.
+     */
+    object ProviderResultPending : ErrorCode()
+    
+    
+    /**
+     * 429 `rate_limited`.
+     */
+    object RateLimited : ErrorCode()
+    
+    
+    /**
+     * 503 `rate_limit_unavailable`.
+     */
+    object RateLimitUnavailable : ErrorCode()
+    
+    
+    /**
+     * 503 `notification_unavailable`.
+     */
+    object NotificationUnavailable : ErrorCode()
+    
+    
+    /**
+     * 500 `server_error`.
+     */
+    object ServerError : ErrorCode()
+    
+    
+    /**
+     * Any other code, as sent (OAuth codes, future codes, empty when the body had none).
+     */
+    data class Other(
+        /**
+         * The wire string.
+         */
+        val `code`: kotlin.String) : ErrorCode()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeErrorCode : FfiConverterRustBuffer<ErrorCode>{
+    override fun read(buf: ByteBuffer): ErrorCode {
+        return when(buf.getInt()) {
+            1 -> ErrorCode.InvalidNotifyConfig
+            2 -> ErrorCode.InvalidNotifyUrl
+            3 -> ErrorCode.InvalidNotifySecret
+            4 -> ErrorCode.InvalidRequest
+            5 -> ErrorCode.InvalidExpiresIn
+            6 -> ErrorCode.InvalidReturnUrl
+            7 -> ErrorCode.InvalidToken
+            8 -> ErrorCode.InsufficientScope
+            9 -> ErrorCode.ClientCredentialsRequired
+            10 -> ErrorCode.MerchantInactive
+            11 -> ErrorCode.LoginRequired
+            12 -> ErrorCode.PaymentDebugAccessDenied
+            13 -> ErrorCode.PaymentNotFound
+            14 -> ErrorCode.PaymentConflict
+            15 -> ErrorCode.ProviderResultMismatch
+            16 -> ErrorCode.PaymentExpired
+            17 -> ErrorCode.ChannelUnavailable
+            18 -> ErrorCode.CurrencyRateUnavailable
+            19 -> ErrorCode.MerchantFeeFundingUnavailable
+            20 -> ErrorCode.ProviderResultPending
+            21 -> ErrorCode.RateLimited
+            22 -> ErrorCode.RateLimitUnavailable
+            23 -> ErrorCode.NotificationUnavailable
+            24 -> ErrorCode.ServerError
+            25 -> ErrorCode.Other(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: ErrorCode): ULong = when(value) {
+        is ErrorCode.InvalidNotifyConfig -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.InvalidNotifyUrl -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.InvalidNotifySecret -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.InvalidRequest -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.InvalidExpiresIn -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.InvalidReturnUrl -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.InvalidToken -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.InsufficientScope -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.ClientCredentialsRequired -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.MerchantInactive -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.LoginRequired -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.PaymentDebugAccessDenied -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.PaymentNotFound -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.PaymentConflict -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.ProviderResultMismatch -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.PaymentExpired -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.ChannelUnavailable -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.CurrencyRateUnavailable -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.MerchantFeeFundingUnavailable -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.ProviderResultPending -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.RateLimited -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.RateLimitUnavailable -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.NotificationUnavailable -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.ServerError -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ErrorCode.Other -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`code`)
+            )
+        }
+    }
+
+    override fun write(value: ErrorCode, buf: ByteBuffer) {
+        when(value) {
+            is ErrorCode.InvalidNotifyConfig -> {
+                buf.putInt(1)
+                Unit
+            }
+            is ErrorCode.InvalidNotifyUrl -> {
+                buf.putInt(2)
+                Unit
+            }
+            is ErrorCode.InvalidNotifySecret -> {
+                buf.putInt(3)
+                Unit
+            }
+            is ErrorCode.InvalidRequest -> {
+                buf.putInt(4)
+                Unit
+            }
+            is ErrorCode.InvalidExpiresIn -> {
+                buf.putInt(5)
+                Unit
+            }
+            is ErrorCode.InvalidReturnUrl -> {
+                buf.putInt(6)
+                Unit
+            }
+            is ErrorCode.InvalidToken -> {
+                buf.putInt(7)
+                Unit
+            }
+            is ErrorCode.InsufficientScope -> {
+                buf.putInt(8)
+                Unit
+            }
+            is ErrorCode.ClientCredentialsRequired -> {
+                buf.putInt(9)
+                Unit
+            }
+            is ErrorCode.MerchantInactive -> {
+                buf.putInt(10)
+                Unit
+            }
+            is ErrorCode.LoginRequired -> {
+                buf.putInt(11)
+                Unit
+            }
+            is ErrorCode.PaymentDebugAccessDenied -> {
+                buf.putInt(12)
+                Unit
+            }
+            is ErrorCode.PaymentNotFound -> {
+                buf.putInt(13)
+                Unit
+            }
+            is ErrorCode.PaymentConflict -> {
+                buf.putInt(14)
+                Unit
+            }
+            is ErrorCode.ProviderResultMismatch -> {
+                buf.putInt(15)
+                Unit
+            }
+            is ErrorCode.PaymentExpired -> {
+                buf.putInt(16)
+                Unit
+            }
+            is ErrorCode.ChannelUnavailable -> {
+                buf.putInt(17)
+                Unit
+            }
+            is ErrorCode.CurrencyRateUnavailable -> {
+                buf.putInt(18)
+                Unit
+            }
+            is ErrorCode.MerchantFeeFundingUnavailable -> {
+                buf.putInt(19)
+                Unit
+            }
+            is ErrorCode.ProviderResultPending -> {
+                buf.putInt(20)
+                Unit
+            }
+            is ErrorCode.RateLimited -> {
+                buf.putInt(21)
+                Unit
+            }
+            is ErrorCode.RateLimitUnavailable -> {
+                buf.putInt(22)
+                Unit
+            }
+            is ErrorCode.NotificationUnavailable -> {
+                buf.putInt(23)
+                Unit
+            }
+            is ErrorCode.ServerError -> {
+                buf.putInt(24)
+                Unit
+            }
+            is ErrorCode.Other -> {
+                buf.putInt(25)
+                FfiConverterString.write(value.`code`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * A JSON value of a field whose shape the contract does not show (userinfo, delivery-record
+ * details). Numbers stay exact decimal text: no floating point.
+ */
+sealed class JsonValue {
+    
+    /**
+     * `null`.
+     */
+    object Null : JsonValue()
+    
+    
+    /**
+     * `true` / `false`.
+     */
+    data class Bool(
+        /**
+         * The value.
+         */
+        val `value`: kotlin.Boolean) : JsonValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A number, as its exact JSON text.
+     */
+    data class Number(
+        /**
+         * The JSON text of the number (`12`, `-3.5`).
+         */
+        val `text`: kotlin.String) : JsonValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A string.
+     */
+    data class Text(
+        /**
+         * The value.
+         */
+        val `value`: kotlin.String) : JsonValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * An array.
+     */
+    data class Array(
+        /**
+         * The elements.
+         */
+        val `items`: List<dev.storefront.JsonValue>) : JsonValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * An object.
+     */
+    data class Object(
+        /**
+         * The members.
+         */
+        val `fields`: Map<kotlin.String, dev.storefront.JsonValue>) : JsonValue()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeJsonValue : FfiConverterRustBuffer<JsonValue>{
+    override fun read(buf: ByteBuffer): JsonValue {
+        return when(buf.getInt()) {
+            1 -> JsonValue.Null
+            2 -> JsonValue.Bool(
+                FfiConverterBoolean.read(buf),
+                )
+            3 -> JsonValue.Number(
+                FfiConverterString.read(buf),
+                )
+            4 -> JsonValue.Text(
+                FfiConverterString.read(buf),
+                )
+            5 -> JsonValue.Array(
+                FfiConverterSequenceTypeJsonValue.read(buf),
+                )
+            6 -> JsonValue.Object(
+                FfiConverterMapStringTypeJsonValue.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: JsonValue): ULong = when(value) {
+        is JsonValue.Null -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is JsonValue.Bool -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterBoolean.allocationSize(value.`value`)
+            )
+        }
+        is JsonValue.Number -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`text`)
+            )
+        }
+        is JsonValue.Text -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`value`)
+            )
+        }
+        is JsonValue.Array -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterSequenceTypeJsonValue.allocationSize(value.`items`)
+            )
+        }
+        is JsonValue.Object -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterMapStringTypeJsonValue.allocationSize(value.`fields`)
+            )
+        }
+    }
+
+    override fun write(value: JsonValue, buf: ByteBuffer) {
+        when(value) {
+            is JsonValue.Null -> {
+                buf.putInt(1)
+                Unit
+            }
+            is JsonValue.Bool -> {
+                buf.putInt(2)
+                FfiConverterBoolean.write(value.`value`, buf)
+                Unit
+            }
+            is JsonValue.Number -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`text`, buf)
+                Unit
+            }
+            is JsonValue.Text -> {
+                buf.putInt(4)
+                FfiConverterString.write(value.`value`, buf)
+                Unit
+            }
+            is JsonValue.Array -> {
+                buf.putInt(5)
+                FfiConverterSequenceTypeJsonValue.write(value.`items`, buf)
+                Unit
+            }
+            is JsonValue.Object -> {
+                buf.putInt(6)
+                FfiConverterMapStringTypeJsonValue.write(value.`fields`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * Merchant-payment status. Only `Paid` confirms payment; `Unknown` (a future status) needs
+ * verification and is never paid.
+ */
+sealed class MerchantPaymentStatus {
+    
+    /**
+     * Undecided; do not deliver; do not judge failure from a local timer.
+     */
+    object Pending : MerchantPaymentStatus()
+    
+    
+    /**
+     * Payment and merchant accounting confirmed.
+     */
+    object Paid : MerchantPaymentStatus()
+    
+    
+    /**
+     * Deadline reached, channel result undecided; platform verifies. Not failed.
+     */
+    object Review : MerchantPaymentStatus()
+    
+    
+    /**
+     * No payment at expiry; a late genuine payment may still turn it to paid.
+     */
+    object Expired : MerchantPaymentStatus()
+    
+    
+    /**
+     * Confirmed refund.
+     */
+    object Refunded : MerchantPaymentStatus()
+    
+    
+    /**
+     * Confirmed chargeback.
+     */
+    object Chargeback : MerchantPaymentStatus()
+    
+    
+    /**
+     * A status the contract does not list: needs verification, never paid.
+     */
+    data class Unknown(
+        /**
+         * The wire text.
+         */
+        val `value`: kotlin.String) : MerchantPaymentStatus()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeMerchantPaymentStatus : FfiConverterRustBuffer<MerchantPaymentStatus>{
+    override fun read(buf: ByteBuffer): MerchantPaymentStatus {
+        return when(buf.getInt()) {
+            1 -> MerchantPaymentStatus.Pending
+            2 -> MerchantPaymentStatus.Paid
+            3 -> MerchantPaymentStatus.Review
+            4 -> MerchantPaymentStatus.Expired
+            5 -> MerchantPaymentStatus.Refunded
+            6 -> MerchantPaymentStatus.Chargeback
+            7 -> MerchantPaymentStatus.Unknown(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: MerchantPaymentStatus): ULong = when(value) {
+        is MerchantPaymentStatus.Pending -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is MerchantPaymentStatus.Paid -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is MerchantPaymentStatus.Review -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is MerchantPaymentStatus.Expired -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is MerchantPaymentStatus.Refunded -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is MerchantPaymentStatus.Chargeback -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is MerchantPaymentStatus.Unknown -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`value`)
+            )
+        }
+    }
+
+    override fun write(value: MerchantPaymentStatus, buf: ByteBuffer) {
+        when(value) {
+            is MerchantPaymentStatus.Pending -> {
+                buf.putInt(1)
+                Unit
+            }
+            is MerchantPaymentStatus.Paid -> {
+                buf.putInt(2)
+                Unit
+            }
+            is MerchantPaymentStatus.Review -> {
+                buf.putInt(3)
+                Unit
+            }
+            is MerchantPaymentStatus.Expired -> {
+                buf.putInt(4)
+                Unit
+            }
+            is MerchantPaymentStatus.Refunded -> {
+                buf.putInt(5)
+                Unit
+            }
+            is MerchantPaymentStatus.Chargeback -> {
+                buf.putInt(6)
+                Unit
+            }
+            is MerchantPaymentStatus.Unknown -> {
+                buf.putInt(7)
+                FfiConverterString.write(value.`value`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * Catalog order `status`: 0 awaiting payment, 1 paid and being processed, 2 cancelled,
+ * 3 completed. Not the payment status.
+ */
+sealed class OrderStatus {
+    
+    /**
+     * 0.
+     */
+    object AwaitingPayment : OrderStatus()
+    
+    
+    /**
+     * 1: paid, delivery still being processed.
+     */
+    object PaidProcessing : OrderStatus()
+    
+    
+    /**
+     * 2.
+     */
+    object Cancelled : OrderStatus()
+    
+    
+    /**
+     * 3.
+     */
+    object Completed : OrderStatus()
+    
+    
+    /**
+     * A number the contract does not list.
+     */
+    data class Unknown(
+        /**
+         * The number.
+         */
+        val `code`: kotlin.Long) : OrderStatus()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOrderStatus : FfiConverterRustBuffer<OrderStatus>{
+    override fun read(buf: ByteBuffer): OrderStatus {
+        return when(buf.getInt()) {
+            1 -> OrderStatus.AwaitingPayment
+            2 -> OrderStatus.PaidProcessing
+            3 -> OrderStatus.Cancelled
+            4 -> OrderStatus.Completed
+            5 -> OrderStatus.Unknown(
+                FfiConverterLong.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: OrderStatus): ULong = when(value) {
+        is OrderStatus.AwaitingPayment -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is OrderStatus.PaidProcessing -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is OrderStatus.Cancelled -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is OrderStatus.Completed -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is OrderStatus.Unknown -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterLong.allocationSize(value.`code`)
+            )
+        }
+    }
+
+    override fun write(value: OrderStatus, buf: ByteBuffer) {
+        when(value) {
+            is OrderStatus.AwaitingPayment -> {
+                buf.putInt(1)
+                Unit
+            }
+            is OrderStatus.PaidProcessing -> {
+                buf.putInt(2)
+                Unit
+            }
+            is OrderStatus.Cancelled -> {
+                buf.putInt(3)
+                Unit
+            }
+            is OrderStatus.Completed -> {
+                buf.putInt(4)
+                Unit
+            }
+            is OrderStatus.Unknown -> {
+                buf.putInt(5)
+                FfiConverterLong.write(value.`code`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * A product's `payment_policy`.
+ */
+sealed class PaymentPolicy {
+    
+    /**
+     * `automatic`.
+     */
+    object Automatic : PaymentPolicy()
+    
+    
+    /**
+     * `allowlist`.
+     */
+    object Allowlist : PaymentPolicy()
+    
+    
+    /**
+     * A value the contract does not list, kept verbatim.
+     */
+    data class Unknown(
+        /**
+         * The wire text.
+         */
+        val `value`: kotlin.String) : PaymentPolicy()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePaymentPolicy : FfiConverterRustBuffer<PaymentPolicy>{
+    override fun read(buf: ByteBuffer): PaymentPolicy {
+        return when(buf.getInt()) {
+            1 -> PaymentPolicy.Automatic
+            2 -> PaymentPolicy.Allowlist
+            3 -> PaymentPolicy.Unknown(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: PaymentPolicy): ULong = when(value) {
+        is PaymentPolicy.Automatic -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is PaymentPolicy.Allowlist -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is PaymentPolicy.Unknown -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`value`)
+            )
+        }
+    }
+
+    override fun write(value: PaymentPolicy, buf: ByteBuffer) {
+        when(value) {
+            is PaymentPolicy.Automatic -> {
+                buf.putInt(1)
+                Unit
+            }
+            is PaymentPolicy.Allowlist -> {
+                buf.putInt(2)
+                Unit
+            }
+            is PaymentPolicy.Unknown -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`value`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * Catalog payment status: 0 awaiting payment, 1 paid, 2 cancelled. Not the order status.
+ */
+sealed class PaymentStatus {
+    
+    /**
+     * 0.
+     */
+    object AwaitingPayment : PaymentStatus()
+    
+    
+    /**
+     * 1.
+     */
+    object Paid : PaymentStatus()
+    
+    
+    /**
+     * 2.
+     */
+    object Cancelled : PaymentStatus()
+    
+    
+    /**
+     * A number the contract does not list (not final, not paid).
+     */
+    data class Unknown(
+        /**
+         * The number.
+         */
+        val `code`: kotlin.Long) : PaymentStatus()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePaymentStatus : FfiConverterRustBuffer<PaymentStatus>{
+    override fun read(buf: ByteBuffer): PaymentStatus {
+        return when(buf.getInt()) {
+            1 -> PaymentStatus.AwaitingPayment
+            2 -> PaymentStatus.Paid
+            3 -> PaymentStatus.Cancelled
+            4 -> PaymentStatus.Unknown(
+                FfiConverterLong.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: PaymentStatus): ULong = when(value) {
+        is PaymentStatus.AwaitingPayment -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is PaymentStatus.Paid -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is PaymentStatus.Cancelled -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is PaymentStatus.Unknown -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterLong.allocationSize(value.`code`)
+            )
+        }
+    }
+
+    override fun write(value: PaymentStatus, buf: ByteBuffer) {
+        when(value) {
+            is PaymentStatus.AwaitingPayment -> {
+                buf.putInt(1)
+                Unit
+            }
+            is PaymentStatus.Paid -> {
+                buf.putInt(2)
+                Unit
+            }
+            is PaymentStatus.Cancelled -> {
+                buf.putInt(3)
+                Unit
+            }
+            is PaymentStatus.Unknown -> {
+                buf.putInt(4)
+                FfiConverterLong.write(value.`code`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+
+
+/**
+ * Every failure of the SDK. Kotlin: `StorefrontException.Api`, `.Transport`, ...; each case
+ * keeps the service's details as fields, and none carries a secret or token.
+ */
+sealed class StorefrontException: kotlin.Exception() {
+    
+    /**
+     * The service rejected the request: HTTP `status` and the `error` `code`, with
+     * `error_description`, `field` and `Retry-After` (seconds) when the service sent them.
+     */
+    class Api(
+        
+        /**
+         * HTTP status.
+         */
+        val `status`: kotlin.UShort, 
+        
+        /**
+         * The `error` code.
+         */
+        val `code`: ErrorCode, 
+        
+        /**
+         * `error_description` (display text: never branch on it).
+         */
+        val `errorDescription`: kotlin.String?, 
+        
+        /**
+         * `field` naming the rejected parameter.
+         */
+        val `field`: kotlin.String?, 
+        
+        /**
+         * `Retry-After` in seconds (429 `rate_limited`).
+         */
+        val `retryAfterSeconds`: kotlin.ULong?
+        ) : StorefrontException() {
+        override val message
+            get() = "status=${ `status` }, code=${ `code` }, errorDescription=${ `errorDescription` }, field=${ `field` }, retryAfterSeconds=${ `retryAfterSeconds` }"
+    }
+    
+    /**
+     * HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
+     * failure to retry: keep the original payment and check it later.
+     */
+    class ProviderResultPending(
+        
+        /**
+         * `error_description`, when given.
+         */
+        val `errorDescription`: kotlin.String?
+        ) : StorefrontException() {
+        override val message
+            get() = "errorDescription=${ `errorDescription` }"
+    }
+    
+    /**
+     * A catalog order creation or payment start may have been processed (timeout, connection
+     * lost after sending, 5xx) and was not re-sent. Follow `advice` (check the order before
+     * trying again).
+     */
+    class OutcomeUnknown(
+        
+        /**
+         * The operation whose outcome is unknown (for example `create_order`).
+         */
+        val `operation`: kotlin.String, 
+        
+        /**
+         * What was observed (timeout, connection lost, HTTP status).
+         */
+        val `observed`: kotlin.String, 
+        
+        /**
+         * The contract's advice.
+         */
+        val `advice`: kotlin.String, 
+        
+        /**
+         * HTTP status, when the service answered (5xx).
+         */
+        val `status`: kotlin.UShort?, 
+        
+        /**
+         * The `error` code, when the service answered with one.
+         */
+        val `code`: ErrorCode?
+        ) : StorefrontException() {
+        override val message
+            get() = "operation=${ `operation` }, observed=${ `observed` }, advice=${ `advice` }, status=${ `status` }, code=${ `code` }"
+    }
+    
+    /**
+     * Transport failure (connect, timeout, TLS, connection lost, oversized body).
+     */
+    class Transport(
+        
+        /**
+         * Which failure.
+         */
+        val `kind`: TransportKind, 
+        
+        /**
+         * Short description without URL query or token.
+         */
+        val `detail`: kotlin.String
+        ) : StorefrontException() {
+        override val message
+            get() = "kind=${ `kind` }, detail=${ `detail` }"
+    }
+    
+    /**
+     * The overall deadline across retries ran out; the last failure is described, with its
+     * HTTP status and code when it was a service error.
+     */
+    class DeadlineExceeded(
+        
+        /**
+         * Description of the last failure seen.
+         */
+        val `detail`: kotlin.String, 
+        
+        /**
+         * HTTP status of the last service error, if any.
+         */
+        val `status`: kotlin.UShort?, 
+        
+        /**
+         * `error` code of the last service error, if any.
+         */
+        val `code`: ErrorCode?, 
+        
+        /**
+         * `Retry-After` in seconds of the last service error, if any.
+         */
+        val `retryAfterSeconds`: kotlin.ULong?
+        ) : StorefrontException() {
+        override val message
+            get() = "detail=${ `detail` }, status=${ `status` }, code=${ `code` }, retryAfterSeconds=${ `retryAfterSeconds` }"
+    }
+    
+    /**
+     * A response could not be decoded into the expected type.
+     */
+    class Decode(
+        
+        /**
+         * HTTP status of the response.
+         */
+        val `status`: kotlin.UShort, 
+        
+        /**
+         * What was wrong.
+         */
+        val `detail`: kotlin.String
+        ) : StorefrontException() {
+        override val message
+            get() = "status=${ `status` }, detail=${ `detail` }"
+    }
+    
+    /**
+     * A parameter broke the contract's limits; nothing was sent.
+     */
+    class Validation(
+        
+        /**
+         * The contract's parameter name.
+         */
+        val `field`: kotlin.String, 
+        
+        /**
+         * What is wrong.
+         */
+        val `detail`: kotlin.String
+        ) : StorefrontException() {
+        override val message
+            get() = "field=${ `field` }, detail=${ `detail` }"
+    }
+    
+    /**
+     * The call needs another token subject (a user token for catalog orders, a
+     * client-credentials token for merchant collection); nothing was sent.
+     */
+    class WrongTokenSubject(
+        
+        /**
+         * The operation attempted.
+         */
+        val `operation`: kotlin.String, 
+        
+        /**
+         * The token subject it needs.
+         */
+        val `required`: kotlin.String
+        ) : StorefrontException() {
+        override val message
+            get() = "operation=${ `operation` }, required=${ `required` }"
+    }
+    
+    /**
+     * The response contradicts the request (for example another amount or currency after
+     * creation).
+     */
+    class ResponseMismatch(
+        
+        /**
+         * The field that differs.
+         */
+        val `field`: kotlin.String, 
+        
+        /**
+         * What was requested.
+         */
+        val `expected`: kotlin.String, 
+        
+        /**
+         * What the service returned.
+         */
+        val `actual`: kotlin.String
+        ) : StorefrontException() {
+        override val message
+            get() = "field=${ `field` }, expected=${ `expected` }, actual=${ `actual` }"
+    }
+    
+    /**
+     * The client configuration is invalid.
+     */
+    class Config(
+        
+        /**
+         * What is wrong.
+         */
+        val `detail`: kotlin.String
+        ) : StorefrontException() {
+        override val message
+            get() = "detail=${ `detail` }"
+    }
+    
+    /**
+     * Waiting for a final payment status ran out of time.
+     */
+    class WaitTimeout(
+        
+        /**
+         * The last catalog payment status seen (0 awaiting payment).
+         */
+        val `lastStatus`: kotlin.Long
+        ) : StorefrontException() {
+        override val message
+            get() = "lastStatus=${ `lastStatus` }"
+    }
+    
+    /**
+     * The host app's user-token provider failed or returned no token.
+     */
+    class TokenProvider(
+        
+        /**
+         * What the provider reported.
+         */
+        val `detail`: kotlin.String
+        ) : StorefrontException() {
+        override val message
+            get() = "detail=${ `detail` }"
+    }
+    
+
+    
+
+
+    companion object ErrorHandler : UniffiRustCallStatusErrorHandler<StorefrontException> {
+        override fun lift(error_buf: RustBuffer.ByValue): StorefrontException = FfiConverterTypeStorefrontError.lift(error_buf)
+    }
+
+    
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<StorefrontException> {
+    override fun read(buf: ByteBuffer): StorefrontException {
+        
+
+        return when(buf.getInt()) {
+            1 -> StorefrontException.Api(
+                FfiConverterUShort.read(buf),
+                FfiConverterTypeErrorCode.read(buf),
+                FfiConverterOptionalString.read(buf),
+                FfiConverterOptionalString.read(buf),
+                FfiConverterOptionalULong.read(buf),
+                )
+            2 -> StorefrontException.ProviderResultPending(
+                FfiConverterOptionalString.read(buf),
+                )
+            3 -> StorefrontException.OutcomeUnknown(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterOptionalUShort.read(buf),
+                FfiConverterOptionalTypeErrorCode.read(buf),
+                )
+            4 -> StorefrontException.Transport(
+                FfiConverterTypeTransportKind.read(buf),
+                FfiConverterString.read(buf),
+                )
+            5 -> StorefrontException.DeadlineExceeded(
+                FfiConverterString.read(buf),
+                FfiConverterOptionalUShort.read(buf),
+                FfiConverterOptionalTypeErrorCode.read(buf),
+                FfiConverterOptionalULong.read(buf),
+                )
+            6 -> StorefrontException.Decode(
+                FfiConverterUShort.read(buf),
+                FfiConverterString.read(buf),
+                )
+            7 -> StorefrontException.Validation(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            8 -> StorefrontException.WrongTokenSubject(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            9 -> StorefrontException.ResponseMismatch(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            10 -> StorefrontException.Config(
+                FfiConverterString.read(buf),
+                )
+            11 -> StorefrontException.WaitTimeout(
+                FfiConverterLong.read(buf),
+                )
+            12 -> StorefrontException.TokenProvider(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: StorefrontException): ULong {
+        return when(value) {
+            is StorefrontException.Api -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterUShort.allocationSize(value.`status`)
+                + FfiConverterTypeErrorCode.allocationSize(value.`code`)
+                + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
+                + FfiConverterOptionalString.allocationSize(value.`field`)
+                + FfiConverterOptionalULong.allocationSize(value.`retryAfterSeconds`)
+            )
+            is StorefrontException.ProviderResultPending -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
+            )
+            is StorefrontException.OutcomeUnknown -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`operation`)
+                + FfiConverterString.allocationSize(value.`observed`)
+                + FfiConverterString.allocationSize(value.`advice`)
+                + FfiConverterOptionalUShort.allocationSize(value.`status`)
+                + FfiConverterOptionalTypeErrorCode.allocationSize(value.`code`)
+            )
+            is StorefrontException.Transport -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterTypeTransportKind.allocationSize(value.`kind`)
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is StorefrontException.DeadlineExceeded -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`detail`)
+                + FfiConverterOptionalUShort.allocationSize(value.`status`)
+                + FfiConverterOptionalTypeErrorCode.allocationSize(value.`code`)
+                + FfiConverterOptionalULong.allocationSize(value.`retryAfterSeconds`)
+            )
+            is StorefrontException.Decode -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterUShort.allocationSize(value.`status`)
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is StorefrontException.Validation -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`field`)
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is StorefrontException.WrongTokenSubject -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`operation`)
+                + FfiConverterString.allocationSize(value.`required`)
+            )
+            is StorefrontException.ResponseMismatch -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`field`)
+                + FfiConverterString.allocationSize(value.`expected`)
+                + FfiConverterString.allocationSize(value.`actual`)
+            )
+            is StorefrontException.Config -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is StorefrontException.WaitTimeout -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterLong.allocationSize(value.`lastStatus`)
+            )
+            is StorefrontException.TokenProvider -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+        }
+    }
+
+    override fun write(value: StorefrontException, buf: ByteBuffer) {
+        when(value) {
+            is StorefrontException.Api -> {
+                buf.putInt(1)
+                FfiConverterUShort.write(value.`status`, buf)
+                FfiConverterTypeErrorCode.write(value.`code`, buf)
+                FfiConverterOptionalString.write(value.`errorDescription`, buf)
+                FfiConverterOptionalString.write(value.`field`, buf)
+                FfiConverterOptionalULong.write(value.`retryAfterSeconds`, buf)
+                Unit
+            }
+            is StorefrontException.ProviderResultPending -> {
+                buf.putInt(2)
+                FfiConverterOptionalString.write(value.`errorDescription`, buf)
+                Unit
+            }
+            is StorefrontException.OutcomeUnknown -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`operation`, buf)
+                FfiConverterString.write(value.`observed`, buf)
+                FfiConverterString.write(value.`advice`, buf)
+                FfiConverterOptionalUShort.write(value.`status`, buf)
+                FfiConverterOptionalTypeErrorCode.write(value.`code`, buf)
+                Unit
+            }
+            is StorefrontException.Transport -> {
+                buf.putInt(4)
+                FfiConverterTypeTransportKind.write(value.`kind`, buf)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is StorefrontException.DeadlineExceeded -> {
+                buf.putInt(5)
+                FfiConverterString.write(value.`detail`, buf)
+                FfiConverterOptionalUShort.write(value.`status`, buf)
+                FfiConverterOptionalTypeErrorCode.write(value.`code`, buf)
+                FfiConverterOptionalULong.write(value.`retryAfterSeconds`, buf)
+                Unit
+            }
+            is StorefrontException.Decode -> {
+                buf.putInt(6)
+                FfiConverterUShort.write(value.`status`, buf)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is StorefrontException.Validation -> {
+                buf.putInt(7)
+                FfiConverterString.write(value.`field`, buf)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is StorefrontException.WrongTokenSubject -> {
+                buf.putInt(8)
+                FfiConverterString.write(value.`operation`, buf)
+                FfiConverterString.write(value.`required`, buf)
+                Unit
+            }
+            is StorefrontException.ResponseMismatch -> {
+                buf.putInt(9)
+                FfiConverterString.write(value.`field`, buf)
+                FfiConverterString.write(value.`expected`, buf)
+                FfiConverterString.write(value.`actual`, buf)
+                Unit
+            }
+            is StorefrontException.Config -> {
+                buf.putInt(10)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is StorefrontException.WaitTimeout -> {
+                buf.putInt(11)
+                FfiConverterLong.write(value.`lastStatus`, buf)
+                Unit
+            }
+            is StorefrontException.TokenProvider -> {
+                buf.putInt(12)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+
+}
+
+
+
+/**
+ * Which transport failure happened.
+ */
+
+enum class TransportKind {
+    
+    /**
+     * No connection could be established (nothing was sent).
+     */
+    CONNECT,
+    /**
+     * The per-attempt timeout ran out.
+     */
+    TIMEOUT,
+    /**
+     * TLS setup or certificate verification failed.
+     */
+    TLS,
+    /**
+     * The connection broke while sending or receiving.
+     */
+    CONNECTION,
+    /**
+     * The response body exceeded the SDK's size cap.
+     */
+    BODY_TOO_LARGE;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTransportKind: FfiConverterRustBuffer<TransportKind> {
+    override fun read(buf: ByteBuffer) = try {
+        TransportKind.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: TransportKind) = 4UL
+
+    override fun write(value: TransportKind, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+/**
+ * What to do with an incoming snapshot given the stored `status_version`.
+ */
+
+enum class VersionDecision {
+    
+    /**
+     * Newer than what is stored: apply it.
+     */
+    APPLY,
+    /**
+     * Same version: a repeat; acknowledge, change nothing.
+     */
+    DUPLICATE,
+    /**
+     * Lower than what is stored: must not overwrite the newer state.
+     */
+    STALE;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeVersionDecision: FfiConverterRustBuffer<VersionDecision> {
+    override fun read(buf: ByteBuffer) = try {
+        VersionDecision.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: VersionDecision) = 4UL
+
+    override fun write(value: VersionDecision, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+
+
+/**
+ * Why a notification was rejected; each failure has its own case (Kotlin
+ * `WebhookException.SignatureMismatch`, ...). Reject the delivery with a non-2xx status.
+ */
+sealed class WebhookException: kotlin.Exception() {
+    
+    /**
+     * The verifier has no non-empty secret.
+     */
+    class NoSecrets(
+        ) : WebhookException() {
+        override val message
+            get() = ""
+    }
+    
+    /**
+     * A required header is absent.
+     */
+    class MissingHeader(
+        
+        /**
+         * The header name.
+         */
+        val `header`: kotlin.String
+        ) : WebhookException() {
+        override val message
+            get() = "header=${ `header` }"
+    }
+    
+    /**
+     * `X-Service-Timestamp` is not Unix seconds.
+     */
+    class MalformedTimestamp(
+        ) : WebhookException() {
+        override val message
+            get() = ""
+    }
+    
+    /**
+     * The timestamp is more than the tolerance in the past.
+     */
+    class TimestampTooOld(
+        
+        /**
+         * How far in the past.
+         */
+        val `ageSeconds`: kotlin.ULong
+        ) : WebhookException() {
+        override val message
+            get() = "ageSeconds=${ `ageSeconds` }"
+    }
+    
+    /**
+     * The timestamp is more than the tolerance in the future.
+     */
+    class TimestampInFuture(
+        
+        /**
+         * How far in the future.
+         */
+        val `aheadSeconds`: kotlin.ULong
+        ) : WebhookException() {
+        override val message
+            get() = "aheadSeconds=${ `aheadSeconds` }"
+    }
+    
+    /**
+     * `X-Service-Signature` is not `sha256=` and 64 lowercase hex digits.
+     */
+    class MalformedSignature(
+        ) : WebhookException() {
+        override val message
+            get() = ""
+    }
+    
+    /**
+     * No configured secret produces this signature.
+     */
+    class SignatureMismatch(
+        ) : WebhookException() {
+        override val message
+            get() = ""
+    }
+    
+    /**
+     * The body is not a valid notification object.
+     */
+    class InvalidBody(
+        
+        /**
+         * What is wrong.
+         */
+        val `detail`: kotlin.String
+        ) : WebhookException() {
+        override val message
+            get() = "detail=${ `detail` }"
+    }
+    
+    /**
+     * Body `id` differs from `X-Service-Event-ID`.
+     */
+    class EventIdMismatch(
+        ) : WebhookException() {
+        override val message
+            get() = ""
+    }
+    
+    /**
+     * `type` is not `merchant_payment.status_changed`.
+     */
+    class UnsupportedEventType(
+        
+        /**
+         * The type received.
+         */
+        val `eventType`: kotlin.String
+        ) : WebhookException() {
+        override val message
+            get() = "eventType=${ `eventType` }"
+    }
+    
+    /**
+     * `api_version` is not 1.
+     */
+    class UnsupportedApiVersion(
+        
+        /**
+         * The version received.
+         */
+        val `apiVersion`: kotlin.UInt
+        ) : WebhookException() {
+        override val message
+            get() = "apiVersion=${ `apiVersion` }"
+    }
+    
+    /**
+     * The payment does not match the merchant's expectation.
+     */
+    class ExpectationMismatch(
+        
+        /**
+         * `external_reference`, `amount_minor`, `currency` or `test_mode`.
+         */
+        val `field`: kotlin.String, 
+        
+        /**
+         * Expected value.
+         */
+        val `expected`: kotlin.String, 
+        
+        /**
+         * Received value.
+         */
+        val `actual`: kotlin.String
+        ) : WebhookException() {
+        override val message
+            get() = "field=${ `field` }, expected=${ `expected` }, actual=${ `actual` }"
+    }
+    
+
+    
+
+
+    companion object ErrorHandler : UniffiRustCallStatusErrorHandler<WebhookException> {
+        override fun lift(error_buf: RustBuffer.ByValue): WebhookException = FfiConverterTypeWebhookError.lift(error_buf)
+    }
+
+    
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookException> {
+    override fun read(buf: ByteBuffer): WebhookException {
+        
+
+        return when(buf.getInt()) {
+            1 -> WebhookException.NoSecrets()
+            2 -> WebhookException.MissingHeader(
+                FfiConverterString.read(buf),
+                )
+            3 -> WebhookException.MalformedTimestamp()
+            4 -> WebhookException.TimestampTooOld(
+                FfiConverterULong.read(buf),
+                )
+            5 -> WebhookException.TimestampInFuture(
+                FfiConverterULong.read(buf),
+                )
+            6 -> WebhookException.MalformedSignature()
+            7 -> WebhookException.SignatureMismatch()
+            8 -> WebhookException.InvalidBody(
+                FfiConverterString.read(buf),
+                )
+            9 -> WebhookException.EventIdMismatch()
+            10 -> WebhookException.UnsupportedEventType(
+                FfiConverterString.read(buf),
+                )
+            11 -> WebhookException.UnsupportedApiVersion(
+                FfiConverterUInt.read(buf),
+                )
+            12 -> WebhookException.ExpectationMismatch(
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: WebhookException): ULong {
+        return when(value) {
+            is WebhookException.NoSecrets -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+            )
+            is WebhookException.MissingHeader -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`header`)
+            )
+            is WebhookException.MalformedTimestamp -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+            )
+            is WebhookException.TimestampTooOld -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterULong.allocationSize(value.`ageSeconds`)
+            )
+            is WebhookException.TimestampInFuture -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterULong.allocationSize(value.`aheadSeconds`)
+            )
+            is WebhookException.MalformedSignature -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+            )
+            is WebhookException.SignatureMismatch -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+            )
+            is WebhookException.InvalidBody -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is WebhookException.EventIdMismatch -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+            )
+            is WebhookException.UnsupportedEventType -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`eventType`)
+            )
+            is WebhookException.UnsupportedApiVersion -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterUInt.allocationSize(value.`apiVersion`)
+            )
+            is WebhookException.ExpectationMismatch -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`field`)
+                + FfiConverterString.allocationSize(value.`expected`)
+                + FfiConverterString.allocationSize(value.`actual`)
+            )
+        }
+    }
+
+    override fun write(value: WebhookException, buf: ByteBuffer) {
+        when(value) {
+            is WebhookException.NoSecrets -> {
+                buf.putInt(1)
+                Unit
+            }
+            is WebhookException.MissingHeader -> {
+                buf.putInt(2)
+                FfiConverterString.write(value.`header`, buf)
+                Unit
+            }
+            is WebhookException.MalformedTimestamp -> {
+                buf.putInt(3)
+                Unit
+            }
+            is WebhookException.TimestampTooOld -> {
+                buf.putInt(4)
+                FfiConverterULong.write(value.`ageSeconds`, buf)
+                Unit
+            }
+            is WebhookException.TimestampInFuture -> {
+                buf.putInt(5)
+                FfiConverterULong.write(value.`aheadSeconds`, buf)
+                Unit
+            }
+            is WebhookException.MalformedSignature -> {
+                buf.putInt(6)
+                Unit
+            }
+            is WebhookException.SignatureMismatch -> {
+                buf.putInt(7)
+                Unit
+            }
+            is WebhookException.InvalidBody -> {
+                buf.putInt(8)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is WebhookException.EventIdMismatch -> {
+                buf.putInt(9)
+                Unit
+            }
+            is WebhookException.UnsupportedEventType -> {
+                buf.putInt(10)
+                FfiConverterString.write(value.`eventType`, buf)
+                Unit
+            }
+            is WebhookException.UnsupportedApiVersion -> {
+                buf.putInt(11)
+                FfiConverterUInt.write(value.`apiVersion`, buf)
+                Unit
+            }
+            is WebhookException.ExpectationMismatch -> {
+                buf.putInt(12)
+                FfiConverterString.write(value.`field`, buf)
+                FfiConverterString.write(value.`expected`, buf)
+                FfiConverterString.write(value.`actual`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalUShort: FfiConverterRustBuffer<kotlin.UShort?> {
+    override fun read(buf: ByteBuffer): kotlin.UShort? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterUShort.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.UShort?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterUShort.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.UShort?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterUShort.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
+    override fun read(buf: ByteBuffer): kotlin.UInt? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterUInt.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.UInt?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterUInt.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.UInt?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterUInt.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
+    override fun read(buf: ByteBuffer): kotlin.ULong? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterULong.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.ULong?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterULong.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.ULong?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterULong.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalLong: FfiConverterRustBuffer<kotlin.Long?> {
+    override fun read(buf: ByteBuffer): kotlin.Long? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterLong.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.Long?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterLong.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.Long?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterLong.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalBoolean: FfiConverterRustBuffer<kotlin.Boolean?> {
+    override fun read(buf: ByteBuffer): kotlin.Boolean? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterBoolean.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.Boolean?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterBoolean.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.Boolean?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterBoolean.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalString: FfiConverterRustBuffer<kotlin.String?> {
+    override fun read(buf: ByteBuffer): kotlin.String? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterString.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.String?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterString.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.String?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterString.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeSecret: FfiConverterRustBuffer<Secret?> {
+    override fun read(buf: ByteBuffer): Secret? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeSecret.read(buf)
+    }
+
+    override fun allocationSize(value: Secret?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeSecret.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Secret?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeSecret.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeRetryPolicy: FfiConverterRustBuffer<RetryPolicy?> {
+    override fun read(buf: ByteBuffer): RetryPolicy? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeRetryPolicy.read(buf)
+    }
+
+    override fun allocationSize(value: RetryPolicy?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeRetryPolicy.allocationSize(value)
+        }
+    }
+
+    override fun write(value: RetryPolicy?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeRetryPolicy.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeErrorCode: FfiConverterRustBuffer<ErrorCode?> {
+    override fun read(buf: ByteBuffer): ErrorCode? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeErrorCode.read(buf)
+    }
+
+    override fun allocationSize(value: ErrorCode?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeErrorCode.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ErrorCode?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeErrorCode.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeJsonValue: FfiConverterRustBuffer<JsonValue?> {
+    override fun read(buf: ByteBuffer): JsonValue? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeJsonValue.read(buf)
+    }
+
+    override fun allocationSize(value: JsonValue?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeJsonValue.allocationSize(value)
+        }
+    }
+
+    override fun write(value: JsonValue?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeJsonValue.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalSequenceString: FfiConverterRustBuffer<List<kotlin.String>?> {
+    override fun read(buf: ByteBuffer): List<kotlin.String>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterSequenceString.read(buf)
+    }
+
+    override fun allocationSize(value: List<kotlin.String>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterSequenceString.allocationSize(value)
+        }
+    }
+
+    override fun write(value: List<kotlin.String>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterSequenceString.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalMapStringString: FfiConverterRustBuffer<Map<kotlin.String, kotlin.String>?> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.String>? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterMapStringString.read(buf)
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.String>?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterMapStringString.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.String>?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterMapStringString.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeOffsetDateTime: FfiConverterRustBuffer<OffsetDateTime?> {
+    override fun read(buf: ByteBuffer): OffsetDateTime? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeOffsetDateTime.read(buf)
+    }
+
+    override fun allocationSize(value: OffsetDateTime?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeOffsetDateTime.allocationSize(value)
+        }
+    }
+
+    override fun write(value: OffsetDateTime?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeOffsetDateTime.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypePrimitiveDateTime: FfiConverterRustBuffer<PrimitiveDateTime?> {
+    override fun read(buf: ByteBuffer): PrimitiveDateTime? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypePrimitiveDateTime.read(buf)
+    }
+
+    override fun allocationSize(value: PrimitiveDateTime?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypePrimitiveDateTime.allocationSize(value)
+        }
+    }
+
+    override fun write(value: PrimitiveDateTime?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypePrimitiveDateTime.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceString: FfiConverterRustBuffer<List<kotlin.String>> {
+    override fun read(buf: ByteBuffer): List<kotlin.String> {
+        val len = buf.getInt()
+        return List<kotlin.String>(len) {
+            FfiConverterString.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<kotlin.String>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterString.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<kotlin.String>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterString.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeSecret: FfiConverterRustBuffer<List<Secret>> {
+    override fun read(buf: ByteBuffer): List<Secret> {
+        val len = buf.getInt()
+        return List<Secret>(len) {
+            FfiConverterTypeSecret.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Secret>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeSecret.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Secret>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeSecret.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeDeliveryAttempt: FfiConverterRustBuffer<List<DeliveryAttempt>> {
+    override fun read(buf: ByteBuffer): List<DeliveryAttempt> {
+        val len = buf.getInt()
+        return List<DeliveryAttempt>(len) {
+            FfiConverterTypeDeliveryAttempt.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<DeliveryAttempt>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeDeliveryAttempt.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<DeliveryAttempt>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeDeliveryAttempt.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeDeliveryRecord: FfiConverterRustBuffer<List<DeliveryRecord>> {
+    override fun read(buf: ByteBuffer): List<DeliveryRecord> {
+        val len = buf.getInt()
+        return List<DeliveryRecord>(len) {
+            FfiConverterTypeDeliveryRecord.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<DeliveryRecord>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeDeliveryRecord.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<DeliveryRecord>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeDeliveryRecord.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeMerchantPayment: FfiConverterRustBuffer<List<MerchantPayment>> {
+    override fun read(buf: ByteBuffer): List<MerchantPayment> {
+        val len = buf.getInt()
+        return List<MerchantPayment>(len) {
+            FfiConverterTypeMerchantPayment.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<MerchantPayment>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeMerchantPayment.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<MerchantPayment>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeMerchantPayment.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeOtherIpuField: FfiConverterRustBuffer<List<OtherIpuField>> {
+    override fun read(buf: ByteBuffer): List<OtherIpuField> {
+        val len = buf.getInt()
+        return List<OtherIpuField>(len) {
+            FfiConverterTypeOtherIpuField.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<OtherIpuField>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeOtherIpuField.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<OtherIpuField>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeOtherIpuField.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypePaymentChannel: FfiConverterRustBuffer<List<PaymentChannel>> {
+    override fun read(buf: ByteBuffer): List<PaymentChannel> {
+        val len = buf.getInt()
+        return List<PaymentChannel>(len) {
+            FfiConverterTypePaymentChannel.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<PaymentChannel>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypePaymentChannel.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<PaymentChannel>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypePaymentChannel.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeProduct: FfiConverterRustBuffer<List<Product>> {
+    override fun read(buf: ByteBuffer): List<Product> {
+        val len = buf.getInt()
+        return List<Product>(len) {
+            FfiConverterTypeProduct.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Product>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeProduct.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Product>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeProduct.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeJsonValue: FfiConverterRustBuffer<List<JsonValue>> {
+    override fun read(buf: ByteBuffer): List<JsonValue> {
+        val len = buf.getInt()
+        return List<JsonValue>(len) {
+            FfiConverterTypeJsonValue.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<JsonValue>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeJsonValue.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<JsonValue>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeJsonValue.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterMapStringString: FfiConverterRustBuffer<Map<kotlin.String, kotlin.String>> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.String> {
+        val len = buf.getInt()
+        return buildMap<kotlin.String, kotlin.String>(len) {
+            repeat(len) {
+                val k = FfiConverterString.read(buf)
+                val v = FfiConverterString.read(buf)
+                this[k] = v
+            }
+        }
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.String>): ULong {
+        val spaceForMapSize = 4UL
+        val spaceForChildren = value.map { (k, v) ->
+            FfiConverterString.allocationSize(k) +
+            FfiConverterString.allocationSize(v)
+        }.sum()
+        return spaceForMapSize + spaceForChildren
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.String>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        // The parens on `(k, v)` here ensure we're calling the right method,
+        // which is important for compatibility with older android devices.
+        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
+        value.forEach { (k, v) ->
+            FfiConverterString.write(k, buf)
+            FfiConverterString.write(v, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterMapStringTypeJsonValue: FfiConverterRustBuffer<Map<kotlin.String, JsonValue>> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, JsonValue> {
+        val len = buf.getInt()
+        return buildMap<kotlin.String, JsonValue>(len) {
+            repeat(len) {
+                val k = FfiConverterString.read(buf)
+                val v = FfiConverterTypeJsonValue.read(buf)
+                this[k] = v
+            }
+        }
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, JsonValue>): ULong {
+        val spaceForMapSize = 4UL
+        val spaceForChildren = value.map { (k, v) ->
+            FfiConverterString.allocationSize(k) +
+            FfiConverterTypeJsonValue.allocationSize(v)
+        }.sum()
+        return spaceForMapSize + spaceForChildren
+    }
+
+    override fun write(value: Map<kotlin.String, JsonValue>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        // The parens on `(k, v)` here ensure we're calling the right method,
+        // which is important for compatibility with older android devices.
+        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
+        value.forEach { (k, v) ->
+            FfiConverterString.write(k, buf)
+            FfiConverterTypeJsonValue.write(v, buf)
+        }
+    }
+}
+
+
+
+
+
+public typealias OffsetDateTime = OffsetDateTime
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOffsetDateTime: FfiConverter<OffsetDateTime, RustBuffer.ByValue> {
+    override fun lift(value: RustBuffer.ByValue): OffsetDateTime {
+        val builtinValue = FfiConverterString.lift(value)
+        return OffsetDateTime.parse(builtinValue)
+    }
+
+    override fun lower(value: OffsetDateTime): RustBuffer.ByValue {
+        val builtinValue = value.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+        return FfiConverterString.lower(builtinValue)
+    }
+
+    override fun read(buf: ByteBuffer): OffsetDateTime {
+        val builtinValue = FfiConverterString.read(buf)
+        return OffsetDateTime.parse(builtinValue)
+    }
+
+    override fun allocationSize(value: OffsetDateTime): ULong {
+        val builtinValue = value.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+        return FfiConverterString.allocationSize(builtinValue)
+    }
+
+    override fun write(value: OffsetDateTime, buf: ByteBuffer) {
+        val builtinValue = value.format(DateTimeFormatter.ISO_OFFSET_DATE_TIME)
+        FfiConverterString.write(builtinValue, buf)
+    }
+}
+
+
+
+
+
+public typealias PrimitiveDateTime = LocalDateTime
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime, RustBuffer.ByValue> {
+    override fun lift(value: RustBuffer.ByValue): PrimitiveDateTime {
+        val builtinValue = FfiConverterString.lift(value)
+        return LocalDateTime.parse(builtinValue, DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
+    }
+
+    override fun lower(value: PrimitiveDateTime): RustBuffer.ByValue {
+        val builtinValue = value.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
+        return FfiConverterString.lower(builtinValue)
+    }
+
+    override fun read(buf: ByteBuffer): PrimitiveDateTime {
+        val builtinValue = FfiConverterString.read(buf)
+        return LocalDateTime.parse(builtinValue, DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
+    }
+
+    override fun allocationSize(value: PrimitiveDateTime): ULong {
+        val builtinValue = value.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
+        return FfiConverterString.allocationSize(builtinValue)
+    }
+
+    override fun write(value: PrimitiveDateTime, buf: ByteBuffer) {
+        val builtinValue = value.format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss"))
+        FfiConverterString.write(builtinValue, buf)
+    }
+}
+
+
+
+
+
+
+
+
         /**
          * Version of the native library (the `storefront` crate version), for support reports.
          */ fun `sdkVersion`(): kotlin.String {
@@ -972,6 +9483,167 @@ public object FfiConverterString: FfiConverter<String, RustBuffer.ByValue> {
     UniffiLib.uniffi_storefront_fn_func_sdk_version(
     
         _status)
+}
+    )
+    }
+    
+
+        /**
+         * Builds `other_ipu` for an order of `product` from values keyed by the field key: refuses
+         * unknown keys (labels are not keys) and missing required fields before anything is sent.
+         */
+    @Throws(StorefrontException::class) fun `buildOtherIpu`(`product`: Product, `values`: Map<kotlin.String, kotlin.String>): Map<kotlin.String, kotlin.String> {
+            return FfiConverterMapStringString.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_build_other_ipu(
+    
+        
+        FfiConverterTypeProduct.lower(`product`),
+        FfiConverterMapStringString.lower(`values`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The additional inputs a product asks for (parsed from `other_ipu_cnf`).
+         */
+    @Throws(StorefrontException::class) fun `otherIpuFields`(`product`: Product): List<OtherIpuField> {
+            return FfiConverterSequenceTypeOtherIpuField.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_other_ipu_fields(
+    
+        
+        FfiConverterTypeProduct.lower(`product`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Whether a status confirms payment: true only for `Paid` (never for `Unknown`).
+         */ fun `merchantPaymentStatusIsPaid`(`status`: MerchantPaymentStatus): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_func_merchant_payment_status_is_paid(
+    
+        
+        FfiConverterTypeMerchantPaymentStatus.lower(`status`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Formats `amount_minor` as decimal text with `currency_decimals` fractional digits
+         * (`1250`, 2 → `"12.50"`).
+         */
+    @Throws(StorefrontException::class) fun `formatAmountMinor`(`amountMinor`: kotlin.Long, `currencyDecimals`: kotlin.UInt): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_format_amount_minor(
+    
+        
+        FfiConverterLong.lower(`amountMinor`),
+        FfiConverterUInt.lower(`currencyDecimals`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Formats an eight-decimal fixed-point catalog amount with `decimals` fractional digits (at
+         * most 8); an error rather than rounding when significant digits would be cut off.
+         */
+    @Throws(StorefrontException::class) fun `formatFixedPoint8`(`raw`: kotlin.Long, `decimals`: kotlin.UInt): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_format_fixed_point8(
+    
+        
+        FfiConverterLong.lower(`raw`),
+        FfiConverterUInt.lower(`decimals`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Parses a decimal amount (`"12.50"`) at the currency precision into `amount_minor` (`1250`),
+         * exactly: more fractional digits than `currency_decimals`, zero, negative or above
+         * 9007199254740991 is a `Validation` error.
+         */
+    @Throws(StorefrontException::class) fun `parseAmountMinor`(`text`: kotlin.String, `currencyDecimals`: kotlin.UInt): kotlin.Long {
+            return FfiConverterLong.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_parse_amount_minor(
+    
+        
+        FfiConverterString.lower(`text`),
+        FfiConverterUInt.lower(`currencyDecimals`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Parses decimal text into an eight-decimal fixed-point catalog amount (`"12.5"` →
+         * `1250000000`), exactly.
+         */
+    @Throws(StorefrontException::class) fun `parseFixedPoint8`(`text`: kotlin.String): kotlin.Long {
+            return FfiConverterLong.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_parse_fixed_point8(
+    
+        
+        FfiConverterString.lower(`text`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Checks a verified notification's snapshot against the merchant's expectation (reference,
+         * amount, currency, `test_mode`).
+         */
+    @Throws(WebhookException::class) fun `checkNotification`(`expectation`: PaymentExpectation, `data`: NotificationData)
+        = 
+    uniffiRustCallWithError(WebhookException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_check_notification(
+    
+        
+        FfiConverterTypePaymentExpectation.lower(`expectation`),
+        FfiConverterTypeNotificationData.lower(`data`),_status)
+}
+    
+    
+
+        /**
+         * Checks a queried payment against the merchant's expectation (reconciliation by query).
+         */
+    @Throws(WebhookException::class) fun `checkPayment`(`expectation`: PaymentExpectation, `payment`: MerchantPayment)
+        = 
+    uniffiRustCallWithError(WebhookException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_check_payment(
+    
+        
+        FfiConverterTypePaymentExpectation.lower(`expectation`),
+        FfiConverterTypeMerchantPayment.lower(`payment`),_status)
+}
+    
+    
+
+        /**
+         * Compares an incoming `status_version` with the stored one (null when nothing is stored): a
+         * lower version never overwrites a higher one.
+         */ fun `statusVersionDecision`(`stored`: kotlin.ULong?, `incoming`: kotlin.ULong): VersionDecision {
+            return FfiConverterTypeVersionDecision.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_func_status_version_decision(
+    
+        
+        FfiConverterOptionalULong.lower(`stored`),
+        FfiConverterULong.lower(`incoming`),_status)
 }
     )
     }

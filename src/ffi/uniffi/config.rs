@@ -1,0 +1,117 @@
+//! `ClientConfig`: the configuration record the host app builds a `Client` from.
+//!
+//! Contract rules: `{base_url}` includes its path prefix; `{token_endpoint}` and
+//! `{userinfo_endpoint}` are separately assigned; HTTPS only, plain HTTP only for loopback hosts
+//! when explicitly allowed. The client secret is a `Secret`, so the record's `toString()` does
+//! not show it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::config::{Config, RetryPolicy as CoreRetry};
+
+use super::secret::Secret;
+
+/// How safe requests (reads, token requests, merchant-payment create with the same key) are
+/// retried. Catalog order creation and payment start are never re-sent, whatever this says.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RetryPolicy {
+    /// Total attempts including the first (1 = no retries).
+    #[uniffi(default = 4)]
+    pub max_attempts: u32,
+    /// First backoff delay in milliseconds (exponential, jittered).
+    #[uniffi(default = 200)]
+    pub base_delay_ms: u64,
+    /// Largest backoff delay in milliseconds.
+    #[uniffi(default = 5000)]
+    pub max_delay_ms: u64,
+    /// Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
+    #[uniffi(default = 30000)]
+    pub max_retry_after_ms: u64,
+}
+
+impl From<RetryPolicy> for CoreRetry {
+    fn from(r: RetryPolicy) -> Self {
+        CoreRetry {
+            max_attempts: r.max_attempts,
+            base_delay: Duration::from_millis(r.base_delay_ms),
+            max_delay: Duration::from_millis(r.max_delay_ms),
+            max_retry_after: Duration::from_millis(r.max_retry_after_ms),
+        }
+    }
+}
+
+/// Everything a `Client` needs. Optional fields left null take the SDK's defaults.
+#[derive(Debug, Clone, uniffi::Record)]
+pub struct ClientConfig {
+    /// `{base_url}`: full API base address with its path prefix (`https://host/api`).
+    pub base_url: String,
+    /// `{token_endpoint}`.
+    pub token_endpoint: String,
+    /// OAuth client id.
+    pub client_id: String,
+    /// OAuth client secret (confidential clients; kept on the merchant server only).
+    #[uniffi(default = None)]
+    pub client_secret: Option<Arc<Secret>>,
+    /// `{userinfo_endpoint}`, if assigned.
+    #[uniffi(default = None)]
+    pub userinfo_endpoint: Option<String>,
+    /// Scopes of the client-credentials token (default: profile, products, merchant payments).
+    #[uniffi(default = None)]
+    pub scopes: Option<Vec<String>>,
+    /// Timeout of one HTTP attempt in milliseconds (default 10 000).
+    #[uniffi(default = None)]
+    pub attempt_timeout_ms: Option<u64>,
+    /// Deadline of one call across retries and waits in milliseconds (default 30 000).
+    #[uniffi(default = None)]
+    pub overall_deadline_ms: Option<u64>,
+    /// Retry policy of safe requests (default: 4 attempts).
+    #[uniffi(default = None)]
+    pub retry: Option<RetryPolicy>,
+    /// The host app's product token, appended to the SDK's user agent.
+    #[uniffi(default = None)]
+    pub user_agent: Option<String>,
+    /// PEM certificates: when set, only these roots are trusted (for example the sandbox CA)
+    /// and the platform verifier is not used; when null, the platform verifier decides.
+    #[uniffi(default = None)]
+    pub root_ca_pem: Option<String>,
+    /// Accept plain `http://` for loopback hosts (local development against the sandbox only).
+    #[uniffi(default = false)]
+    pub allow_insecure_loopback: bool,
+}
+
+impl ClientConfig {
+    pub(crate) fn to_core(&self) -> Config {
+        let secret = self
+            .client_secret
+            .as_ref()
+            .map(|s| s.inner.clone())
+            .unwrap_or_else(|| crate::secret::Secret::new(String::new()));
+        let mut c = Config::new(
+            self.base_url.clone(),
+            self.token_endpoint.clone(),
+            self.client_id.clone(),
+            secret,
+        );
+        if self.client_secret.is_none() {
+            c.client_secret = None;
+        }
+        c.userinfo_endpoint = self.userinfo_endpoint.clone();
+        if let Some(scopes) = &self.scopes {
+            c.scopes = scopes.clone();
+        }
+        if let Some(ms) = self.attempt_timeout_ms {
+            c.attempt_timeout = Duration::from_millis(ms);
+        }
+        if let Some(ms) = self.overall_deadline_ms {
+            c.overall_deadline = Duration::from_millis(ms);
+        }
+        if let Some(retry) = &self.retry {
+            c.retry = retry.clone().into();
+        }
+        c.user_agent = self.user_agent.clone();
+        c.root_ca_pem = self.root_ca_pem.clone();
+        c.allow_insecure_loopback = self.allow_insecure_loopback;
+        c
+    }
+}

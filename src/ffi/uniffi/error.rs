@@ -1,0 +1,339 @@
+//! The one error type of the bindings: Kotlin `sealed class StorefrontException`, Swift
+//! `enum StorefrontError: Error`.
+//!
+//! Contract rules: "Branch on HTTP status and `error`, not on message text" (status and code are
+//! fields, the code an enum); `error_description`, `field` and `Retry-After` are kept; HTTP 202
+//! `provider_result_pending` is its own case, never success; an order creation or payment start
+//! that may have been processed is `OutcomeUnknown`, never retried. No case carries a secret.
+
+use crate::error::{
+    ApiError as CoreApiError, Error as CoreError, ErrorCode as CoreCode,
+    TransportKind as CoreTransport,
+};
+
+/// The service's `error` code (Kotlin sealed class / Swift enum); unknown codes stay in `Other`.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum ErrorCode {
+    /// 400 `invalid_notify_config`.
+    InvalidNotifyConfig,
+    /// 400 `invalid_notify_url`.
+    InvalidNotifyUrl,
+    /// 400 `invalid_notify_secret`.
+    InvalidNotifySecret,
+    /// 400 `invalid_request`.
+    InvalidRequest,
+    /// 400 `invalid_expires_in`.
+    InvalidExpiresIn,
+    /// 400 `invalid_return_url`.
+    InvalidReturnUrl,
+    /// 401 `invalid_token`.
+    InvalidToken,
+    /// 403 `insufficient_scope`.
+    InsufficientScope,
+    /// 403 `client_credentials_required`.
+    ClientCredentialsRequired,
+    /// 403 `merchant_inactive`.
+    MerchantInactive,
+    /// 403 `login_required`.
+    LoginRequired,
+    /// 403 `payment_debug_access_denied`.
+    PaymentDebugAccessDenied,
+    /// 404 `payment_not_found`.
+    PaymentNotFound,
+    /// 409 `payment_conflict`.
+    PaymentConflict,
+    /// 409 `provider_result_mismatch`.
+    ProviderResultMismatch,
+    /// 410 `payment_expired`.
+    PaymentExpired,
+    /// 422 `channel_unavailable`.
+    ChannelUnavailable,
+    /// 422 `currency_rate_unavailable`.
+    CurrencyRateUnavailable,
+    /// 422 `merchant_fee_funding_unavailable`.
+    MerchantFeeFundingUnavailable,
+    /// 202 `provider_result_pending`.
+    ProviderResultPending,
+    /// 429 `rate_limited`.
+    RateLimited,
+    /// 503 `rate_limit_unavailable`.
+    RateLimitUnavailable,
+    /// 503 `notification_unavailable`.
+    NotificationUnavailable,
+    /// 500 `server_error`.
+    ServerError,
+    /// Any other code, as sent (OAuth codes, future codes, empty when the body had none).
+    Other {
+        /// The wire string.
+        code: String,
+    },
+}
+
+impl From<&CoreCode> for ErrorCode {
+    fn from(code: &CoreCode) -> Self {
+        use ErrorCode as E;
+        match code {
+            CoreCode::InvalidNotifyConfig => E::InvalidNotifyConfig,
+            CoreCode::InvalidNotifyUrl => E::InvalidNotifyUrl,
+            CoreCode::InvalidNotifySecret => E::InvalidNotifySecret,
+            CoreCode::InvalidRequest => E::InvalidRequest,
+            CoreCode::InvalidExpiresIn => E::InvalidExpiresIn,
+            CoreCode::InvalidReturnUrl => E::InvalidReturnUrl,
+            CoreCode::InvalidToken => E::InvalidToken,
+            CoreCode::InsufficientScope => E::InsufficientScope,
+            CoreCode::ClientCredentialsRequired => E::ClientCredentialsRequired,
+            CoreCode::MerchantInactive => E::MerchantInactive,
+            CoreCode::LoginRequired => E::LoginRequired,
+            CoreCode::PaymentDebugAccessDenied => E::PaymentDebugAccessDenied,
+            CoreCode::PaymentNotFound => E::PaymentNotFound,
+            CoreCode::PaymentConflict => E::PaymentConflict,
+            CoreCode::ProviderResultMismatch => E::ProviderResultMismatch,
+            CoreCode::PaymentExpired => E::PaymentExpired,
+            CoreCode::ChannelUnavailable => E::ChannelUnavailable,
+            CoreCode::CurrencyRateUnavailable => E::CurrencyRateUnavailable,
+            CoreCode::MerchantFeeFundingUnavailable => E::MerchantFeeFundingUnavailable,
+            CoreCode::ProviderResultPending => E::ProviderResultPending,
+            CoreCode::RateLimited => E::RateLimited,
+            CoreCode::RateLimitUnavailable => E::RateLimitUnavailable,
+            CoreCode::NotificationUnavailable => E::NotificationUnavailable,
+            CoreCode::ServerError => E::ServerError,
+            CoreCode::Other(code) => E::Other { code: code.clone() },
+        }
+    }
+}
+
+/// Which transport failure happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum TransportKind {
+    /// No connection could be established (nothing was sent).
+    Connect,
+    /// The per-attempt timeout ran out.
+    Timeout,
+    /// TLS setup or certificate verification failed.
+    Tls,
+    /// The connection broke while sending or receiving.
+    Connection,
+    /// The response body exceeded the SDK's size cap.
+    BodyTooLarge,
+}
+
+impl From<CoreTransport> for TransportKind {
+    fn from(kind: CoreTransport) -> Self {
+        match kind {
+            CoreTransport::Connect => TransportKind::Connect,
+            CoreTransport::Timeout => TransportKind::Timeout,
+            CoreTransport::Tls => TransportKind::Tls,
+            CoreTransport::Connection => TransportKind::Connection,
+            CoreTransport::BodyTooLarge => TransportKind::BodyTooLarge,
+        }
+    }
+}
+
+/// Every failure of the SDK. Kotlin: `StorefrontException.Api`, `.Transport`, ...; each case
+/// keeps the service's details as fields, and none carries a secret or token.
+#[derive(Debug, Clone, thiserror::Error, uniffi::Error)]
+pub enum StorefrontError {
+    /// The service rejected the request: HTTP `status` and the `error` `code`, with
+    /// `error_description`, `field` and `Retry-After` (seconds) when the service sent them.
+    #[error("HTTP {status} {code:?}")]
+    Api {
+        /// HTTP status.
+        status: u16,
+        /// The `error` code.
+        code: ErrorCode,
+        /// `error_description` (display text: never branch on it).
+        error_description: Option<String>,
+        /// `field` naming the rejected parameter.
+        field: Option<String>,
+        /// `Retry-After` in seconds (429 `rate_limited`).
+        retry_after_seconds: Option<u64>,
+    },
+    /// HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
+    /// failure to retry: keep the original payment and check it later.
+    #[error("provider result pending (HTTP 202)")]
+    ProviderResultPending {
+        /// `error_description`, when given.
+        error_description: Option<String>,
+    },
+    /// A catalog order creation or payment start may have been processed (timeout, connection
+    /// lost after sending, 5xx) and was not re-sent. Follow `advice` (check the order before
+    /// trying again).
+    #[error("outcome of {operation} unknown ({observed}): {advice}")]
+    OutcomeUnknown {
+        /// The operation whose outcome is unknown (for example `create_order`).
+        operation: String,
+        /// What was observed (timeout, connection lost, HTTP status).
+        observed: String,
+        /// The contract's advice.
+        advice: String,
+        /// HTTP status, when the service answered (5xx).
+        status: Option<u16>,
+        /// The `error` code, when the service answered with one.
+        code: Option<ErrorCode>,
+    },
+    /// Transport failure (connect, timeout, TLS, connection lost, oversized body).
+    #[error("transport error {kind:?}: {detail}")]
+    Transport {
+        /// Which failure.
+        kind: TransportKind,
+        /// Short description without URL query or token.
+        detail: String,
+    },
+    /// The overall deadline across retries ran out; the last failure is described, with its
+    /// HTTP status and code when it was a service error.
+    #[error("overall deadline exceeded: {detail}")]
+    DeadlineExceeded {
+        /// Description of the last failure seen.
+        detail: String,
+        /// HTTP status of the last service error, if any.
+        status: Option<u16>,
+        /// `error` code of the last service error, if any.
+        code: Option<ErrorCode>,
+        /// `Retry-After` in seconds of the last service error, if any.
+        retry_after_seconds: Option<u64>,
+    },
+    /// A response could not be decoded into the expected type.
+    #[error("could not decode response (HTTP {status}): {detail}")]
+    Decode {
+        /// HTTP status of the response.
+        status: u16,
+        /// What was wrong.
+        detail: String,
+    },
+    /// A parameter broke the contract's limits; nothing was sent.
+    #[error("invalid {field}: {detail}")]
+    Validation {
+        /// The contract's parameter name.
+        field: String,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The call needs another token subject (a user token for catalog orders, a
+    /// client-credentials token for merchant collection); nothing was sent.
+    #[error("{operation} needs a {required} token")]
+    WrongTokenSubject {
+        /// The operation attempted.
+        operation: String,
+        /// The token subject it needs.
+        required: String,
+    },
+    /// The response contradicts the request (for example another amount or currency after
+    /// creation).
+    #[error("response {field} does not match: expected {expected}, got {actual}")]
+    ResponseMismatch {
+        /// The field that differs.
+        field: String,
+        /// What was requested.
+        expected: String,
+        /// What the service returned.
+        actual: String,
+    },
+    /// The client configuration is invalid.
+    #[error("invalid configuration: {detail}")]
+    Config {
+        /// What is wrong.
+        detail: String,
+    },
+    /// Waiting for a final payment status ran out of time.
+    #[error("no final payment status in time (last status {last_status})")]
+    WaitTimeout {
+        /// The last catalog payment status seen (0 awaiting payment).
+        last_status: i64,
+    },
+    /// The host app's user-token provider failed or returned no token.
+    #[error("user token provider failed: {detail}")]
+    TokenProvider {
+        /// What the provider reported.
+        detail: String,
+    },
+}
+
+fn retry_after_seconds(api: &CoreApiError) -> Option<u64> {
+    api.retry_after.map(|d| d.as_secs())
+}
+
+impl From<CoreError> for StorefrontError {
+    fn from(error: CoreError) -> Self {
+        match &error {
+            CoreError::Api(api) => StorefrontError::Api {
+                status: api.status,
+                code: (&api.error).into(),
+                error_description: api.error_description.clone(),
+                field: api.field.clone(),
+                retry_after_seconds: retry_after_seconds(api),
+            },
+            CoreError::ProviderResultPending(api) => StorefrontError::ProviderResultPending {
+                error_description: api.error_description.clone(),
+            },
+            CoreError::OutcomeUnknown {
+                operation,
+                cause,
+                advice,
+                api,
+            } => StorefrontError::OutcomeUnknown {
+                operation: operation.to_string(),
+                observed: cause.clone(),
+                advice: (*advice).to_owned(),
+                status: api.as_ref().map(|a| a.status),
+                code: api.as_ref().map(|a| (&a.error).into()),
+            },
+            CoreError::Transport { kind, message } => StorefrontError::Transport {
+                kind: (*kind).into(),
+                detail: message.clone(),
+            },
+            CoreError::DeadlineExceeded { .. } => {
+                let api = error.api();
+                StorefrontError::DeadlineExceeded {
+                    detail: error.to_string(),
+                    status: api.map(|a| a.status),
+                    code: api.map(|a| (&a.error).into()),
+                    retry_after_seconds: api.and_then(retry_after_seconds),
+                }
+            }
+            CoreError::Decode { status, message } => StorefrontError::Decode {
+                status: *status,
+                detail: message.clone(),
+            },
+            CoreError::Validation { field, message } => StorefrontError::Validation {
+                field: field.clone(),
+                detail: message.clone(),
+            },
+            CoreError::WrongTokenSubject {
+                operation,
+                required,
+            } => StorefrontError::WrongTokenSubject {
+                operation: operation.to_string(),
+                required: required.to_string(),
+            },
+            CoreError::ResponseMismatch {
+                field,
+                expected,
+                actual,
+            } => StorefrontError::ResponseMismatch {
+                field: field.clone(),
+                expected: expected.clone(),
+                actual: actual.clone(),
+            },
+            CoreError::Config(detail) => StorefrontError::Config {
+                detail: detail.clone(),
+            },
+            CoreError::WaitTimeout { last_status } => StorefrontError::WaitTimeout {
+                last_status: *last_status,
+            },
+            CoreError::TokenProvider(detail) => StorefrontError::TokenProvider {
+                detail: detail.clone(),
+            },
+        }
+    }
+}
+
+/// Result of the exports.
+pub type Result<T, E = StorefrontError> = std::result::Result<T, E>;
+
+/// A validation failure raised by this layer (for example a negative amount from Kotlin).
+pub(crate) fn invalid(field: &str, detail: impl Into<String>) -> StorefrontError {
+    StorefrontError::Validation {
+        field: field.to_owned(),
+        detail: detail.into(),
+    }
+}
