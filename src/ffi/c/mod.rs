@@ -1,0 +1,33 @@
+//! The C ABI (feature `capi`), described by `include/storefront.h`.
+//!
+//! Conventions (after rustls-ffi):
+//! - names are `sf_<object>_<verb>`;
+//! - every fallible function returns [`sf_result`](result::sf_result) and takes a last
+//!   `sf_error **error_out` (may be NULL) that receives the failure's detail, owned by the
+//!   caller and released with `sf_error_free`;
+//! - out-parameters are written only on success;
+//! - payloads cross as UTF-8 JSON in the service's own shapes; every string handed out is
+//!   released with `sf_string_free`, every handle with its own `_free`, and every `_free`
+//!   accepts NULL;
+//! - every exported body runs inside the panic boundary of [`boundary`];
+//! - NULL, invalid UTF-8, invalid JSON and oversized input each have their own result code.
+//!
+//! This layer holds no logic of the contract: it converts, calls the core on the runtime the
+//! client handle owns, and converts back.
+
+mod boundary;
+mod catalog;
+mod client;
+mod collection;
+mod convert;
+mod error;
+mod io;
+mod result;
+mod webhook;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod tests_abi;
+#[cfg(test)]
+mod tests_flow;
