@@ -1,4 +1,5 @@
-//! The router: business API under the API prefix, OAuth endpoints, checkout pages and controls.
+//! The router: business API under the API prefix, OAuth endpoints, checkout pages and controls,
+//! wrapped in request recording (outermost) and fault injection.
 
 use std::sync::Arc;
 
@@ -28,5 +29,14 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .fallback(|| async {
             crate::error::ApiError::not_found("not_found").describe("no such route")
         })
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            faults::middleware,
+        ))
+        // Outermost: every request is recorded before a fault or handler sees it.
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            requests::middleware,
+        ))
         .with_state(shared)
 }

@@ -1,16 +1,292 @@
-//! Requests the sandbox received, for tests to inspect.
+//! Requests the sandbox received, for tests to inspect (sandbox only): `GET /_sandbox/requests`.
+//!
+//! Every request outside the control prefix is recorded before faults and handlers run (so a
+//! request that timed out on the client, or was answered by a fault, is still seen), with its
+//! method, exact path, raw query, headers and body. Secrets never reach the log: the
+//! `Authorization`, `Cookie` and `Proxy-Authorization` headers, the checkout token in
+//! `/checkout/{token}` paths, and secret-named fields of JSON, form and query data
+//! (`client_secret`, `notify_secret`, `secret`, `access_token`, `token`, `password`) are replaced
+//! by `[redacted]`. The latest [`MAX_RECORDS`] requests are kept.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
-use axum::Router;
+use axum::body::Body;
+use axum::extract::{RawQuery, Request, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::{Map, Value, json};
 
+use crate::error::ApiError;
+use crate::extract::MAX_BODY_BYTES;
+use crate::faults::DropConnection;
+use crate::seed;
 use crate::state::Shared;
 
-/// Requests the sandbox received, for tests to inspect.
-#[derive(Debug, Default)]
-pub struct RequestLog {}
+/// How many requests are kept (oldest dropped first).
+pub const MAX_RECORDS: usize = 2000;
 
-/// Routes of this module.
+const REDACTED: &str = "[redacted]";
+const SECRET_FIELDS: &[&str] = &[
+    "client_secret",
+    "notify_secret",
+    "secret",
+    "access_token",
+    "token",
+    "password",
+];
+
+/// One received request.
+#[derive(Debug, Clone)]
+pub struct Recorded {
+    id: u64,
+    value: Value,
+}
+
+/// The request log.
+#[derive(Debug, Default)]
+pub struct RequestLog {
+    records: VecDeque<Recorded>,
+    next_id: u64,
+}
+
+impl RequestLog {
+    fn push(&mut self, mut value: Value) -> u64 {
+        self.next_id += 1;
+        value["seq"] = self.next_id.into();
+        self.records.push_back(Recorded {
+            id: self.next_id,
+            value,
+        });
+        while self.records.len() > MAX_RECORDS {
+            self.records.pop_front();
+        }
+        self.next_id
+    }
+
+    fn set_status(&mut self, id: u64, status: Option<u16>) {
+        if let Some(record) = self.records.iter_mut().rev().find(|r| r.id == id) {
+            record.value["status"] = status.map(Value::from).unwrap_or(Value::Null);
+            record.value["dropped"] = status.is_none().into();
+        }
+    }
+
+    /// Recorded requests, oldest first, as JSON objects.
+    pub fn all(&self) -> Vec<Value> {
+        self.records.iter().map(|r| r.value.clone()).collect()
+    }
+}
+
+/// Control routes: `GET /requests` (optional `method` and `path` filters), `DELETE /requests`.
 pub fn routes() -> Router<Arc<Shared>> {
-    Router::new()
+    Router::new().route("/requests", get(list).delete(clear))
+}
+
+async fn list(State(shared): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Json<Value> {
+    let mut method = None;
+    let mut path = None;
+    for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        match name.as_ref() {
+            "method" => method = Some(value.to_ascii_uppercase()),
+            "path" => path = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    let items = shared
+        .world()
+        .requests
+        .all()
+        .into_iter()
+        .filter(|r| method.as_deref().is_none_or(|m| r["method"] == m))
+        .filter(|r| path.as_deref().is_none_or(|p| r["path"] == p))
+        .collect();
+    Json(Value::Array(items))
+}
+
+async fn clear(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let mut world = shared.world();
+    world.requests.records.clear();
+    Json(json!({ "cleared": true }))
+}
+
+/// Middleware recording every request outside the control prefix (see the module docs). A body
+/// over [`MAX_BODY_BYTES`] is answered with 413 `invalid_request` here, for every route.
+pub async fn middleware(
+    State(shared): State<Arc<Shared>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let path = request.uri().path().to_owned();
+    if path == seed::CONTROL_PREFIX || path.starts_with(&format!("{}/", seed::CONTROL_PREFIX)) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let mut record = json!({
+        "at": shared.clock.now().format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
+        "method": parts.method.as_str(),
+        "path": redact_path(&path),
+        "query": parts.uri.query().map(redact_query),
+        "headers": redact_headers(&parts.headers),
+        "body": Value::Null,
+        "body_bytes": 0,
+        "status": Value::Null,
+    });
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            record["body"] = format!("<more than {MAX_BODY_BYTES} bytes, not kept>").into();
+            let id = shared.world().requests.push(record);
+            let error = ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request")
+                .describe(format!("the body exceeds {MAX_BODY_BYTES} bytes"));
+            shared.world().requests.set_status(id, Some(413));
+            return error.into_response();
+        }
+    };
+    record["body_bytes"] = bytes.len().into();
+    if !bytes.is_empty() {
+        record["body"] = redact_body(&parts.headers, &bytes).into();
+    }
+    let id = shared.world().requests.push(record);
+    let response = next
+        .run(Request::from_parts(parts, Body::from(bytes)))
+        .await;
+    let status = if response.extensions().get::<DropConnection>().is_some() {
+        None
+    } else {
+        Some(response.status().as_u16())
+    };
+    shared.world().requests.set_status(id, status);
+    response
+}
+
+fn redact_headers(headers: &HeaderMap) -> Value {
+    let mut out = Map::new();
+    for (name, value) in headers {
+        let text = match name.as_str() {
+            "authorization" | "proxy-authorization" => {
+                let scheme = value
+                    .to_str()
+                    .ok()
+                    .and_then(|v| v.split_whitespace().next())
+                    .unwrap_or("");
+                format!("{scheme} {REDACTED}").trim().to_owned()
+            }
+            "cookie" | "set-cookie" => REDACTED.to_owned(),
+            _ => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+        };
+        match out.get_mut(name.as_str()) {
+            Some(Value::String(existing)) => {
+                existing.push_str(", ");
+                existing.push_str(&text);
+            }
+            _ => {
+                out.insert(name.as_str().to_owned(), text.into());
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+/// Replaces the checkout token in `/checkout/{token}/...` paths.
+fn redact_path(path: &str) -> String {
+    let mut segments: Vec<&str> = path.split('/').collect();
+    for i in 1..segments.len() {
+        if segments[i - 1] == "checkout" && !segments[i].is_empty() {
+            segments[i] = REDACTED;
+        }
+    }
+    segments.join("/")
+}
+
+fn is_secret(name: &str) -> bool {
+    SECRET_FIELDS.contains(&name.to_ascii_lowercase().as_str())
+}
+
+fn redact_query(query: &str) -> String {
+    let pairs: Vec<(String, String)> = url::form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if !pairs.iter().any(|(k, _)| is_secret(k)) {
+        return query.to_owned();
+    }
+    let mut out = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in &pairs {
+        out.append_pair(k, if is_secret(k) { REDACTED } else { v });
+    }
+    out.finish()
+}
+
+fn redact_json(value: &mut Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            let mut changed = false;
+            for (key, value) in map.iter_mut() {
+                if is_secret(key) && !value.is_null() {
+                    *value = REDACTED.into();
+                    changed = true;
+                } else {
+                    changed |= redact_json(value);
+                }
+            }
+            changed
+        }
+        Value::Array(items) => {
+            let mut changed = false;
+            for item in items {
+                changed |= redact_json(item);
+            }
+            changed
+        }
+        _ => false,
+    }
+}
+
+/// The body as text with secrets replaced: JSON and form bodies are redacted field by field
+/// (and re-encoded only when something was replaced); other bodies are kept as (lossy) UTF-8.
+fn redact_body(headers: &HeaderMap, bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes).into_owned();
+    let content_type = headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if content_type.starts_with("application/x-www-form-urlencoded") {
+        return redact_query(&text);
+    }
+    if let Ok(mut value) = serde_json::from_slice::<Value>(bytes) {
+        if redact_json(&mut value) {
+            return value.to_string();
+        }
+        return text;
+    }
+    // Not JSON and not a form: still never keep a secret-looking form pair.
+    if text.contains('=') && !text.contains('{') {
+        return redact_query(&text);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_redacted_from_paths_queries_and_bodies() {
+        assert_eq!(
+            redact_path("/checkout/abc123/pay"),
+            "/checkout/[redacted]/pay"
+        );
+        assert_eq!(
+            redact_query("a=1&client_secret=s3"),
+            "a=1&client_secret=%5Bredacted%5D"
+        );
+        let mut body = json!({"notify_secret": "x", "nested": {"token": "t"}, "keep": "k"});
+        assert!(redact_json(&mut body));
+        assert_eq!(body["notify_secret"], REDACTED);
+        assert_eq!(body["nested"]["token"], REDACTED);
+        assert_eq!(body["keep"], "k");
+    }
 }

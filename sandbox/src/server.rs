@@ -11,6 +11,8 @@ use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt;
 
+use crate::faults::DropConnection;
+
 /// A CA and a server certificate for `127.0.0.1` and `localhost`, made fresh at start.
 pub struct GeneratedTls {
     /// The CA certificate (PEM) that clients must trust.
@@ -72,7 +74,19 @@ pub async fn serve(listener: TcpListener, app: Router, tls: Option<TlsAcceptor>)
                     request
                         .extensions_mut()
                         .insert(ConnectInfo::<SocketAddr>(peer));
-                    app.clone().oneshot(request.map(axum::body::Body::new))
+                    let app = app.clone();
+                    async move {
+                        let response = match app.oneshot(request.map(axum::body::Body::new)).await {
+                            Ok(response) => response,
+                            Err(never) => match never {},
+                        };
+                        // An injected dropped connection: failing the service makes hyper
+                        // close the connection without sending any answer.
+                        if response.extensions().get::<DropConnection>().is_some() {
+                            return Err(std::io::Error::other("fault: connection dropped"));
+                        }
+                        Ok(response)
+                    }
                 },
             );
             let builder = Builder::new(TokioExecutor::new());
