@@ -11,6 +11,7 @@ use crate::auth::{GrantedToken, UserToken, UserTokenState};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::operation::{Operation, TokenSubject};
+use crate::secret::Secret;
 use crate::transport::{Auth, Inner};
 
 /// The SDK client: cheap to clone (an `Arc` inside), `Send + Sync`.
@@ -64,6 +65,12 @@ impl Client {
     /// calls do this on demand; calling it first only surfaces credential problems early.
     pub async fn authenticate(&self) -> Result<GrantedToken> {
         Ok(self.inner.client_token_entry().await?.1)
+    }
+
+    /// The current client-credentials access token (cached or freshly requested), for tools
+    /// outside the SDK on the same server. Keep it on the merchant server; never log it.
+    pub async fn access_token(&self) -> Result<Secret> {
+        self.inner.client_token().await
     }
 
     /// The token subject an operation needs (the contract's endpoint index).

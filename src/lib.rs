@@ -63,7 +63,7 @@ pub use operation::{Operation, Resend, TokenSubject};
 pub use secret::Secret;
 pub use webhook::{
     NotificationData, PaymentExpectation, StatusNotification, TestSigner, VersionDecision,
-    WebhookError, WebhookVerifier,
+    WebhookError, WebhookVerifier, status_version_decision,
 };
 
 impl From<MoneyError> for Error {

@@ -248,8 +248,43 @@ pub struct MerchantPayment {
     )]
     pub occurred_at: Option<OffsetDateTime>,
     /// Platform-locked settlement amount in platform coin (eight-decimal); not proof of payment.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The contract types it as a string holding the fixed-point integer.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "fixed_point8_string"
+    )]
     pub settlement_coin: Option<FixedPoint8>,
+}
+
+/// `Option<FixedPoint8>` carried as a JSON string of the raw integer (`"1250000000"`).
+mod fixed_point8_string {
+    use super::FixedPoint8;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<FixedPoint8>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(f) => s.serialize_some(&f.raw().to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<FixedPoint8>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Text(String),
+            Int(i64),
+        }
+        match Option::<Raw>::deserialize(d)? {
+            None => Ok(None),
+            Some(Raw::Int(i)) => Ok(Some(FixedPoint8::from_raw(i))),
+            Some(Raw::Text(t)) => t
+                .parse::<i64>()
+                .map(|i| Some(FixedPoint8::from_raw(i)))
+                .map_err(|_| serde::de::Error::custom("settlement_coin is not an integer string")),
+        }
+    }
 }
 
 /// Result of creating a merchant payment: the payment and the idempotency key used (persist it
@@ -367,8 +402,12 @@ mod tests {
         let json = r#"{"order_no":"MP1","external_reference":"ref-1","payment_no":"",
           "amount_minor":1250,"currency":"USD","currency_decimals":2,"status":"pending",
           "test_mode":false,"checkout_url":"https://pay.example/checkout/tok_SECRET123",
-          "expires_at":"2026-11-22T14:00:00+08:00"}"#;
+          "expires_at":"2026-11-22T14:00:00+08:00","settlement_coin":"1250000000"}"#;
         let p: MerchantPayment = serde_json::from_str(json).unwrap();
+        assert_eq!(
+            p.settlement_coin,
+            Some(FixedPoint8::from_raw(1_250_000_000))
+        );
         assert_eq!(p.expires_at.offset().whole_hours(), 8);
         assert_eq!(p.status_version, 0);
         let dbg = format!("{p:?}");
@@ -376,6 +415,7 @@ mod tests {
         assert!(dbg.contains("https://pay.example"));
         let back = serde_json::to_value(&p).unwrap();
         assert_eq!(back["expires_at"], "2026-11-22T14:00:00+08:00");
+        assert_eq!(back["settlement_coin"], "1250000000");
         assert_eq!(
             back["checkout_url"],
             "https://pay.example/checkout/tok_SECRET123"

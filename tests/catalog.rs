@@ -1,0 +1,365 @@
+//! Catalog rules: profile, products by page and stream, userinfo, orders with `other_ipu`,
+//! payment start with its relative redirect, payment status and the payment wait.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Harness, s};
+use futures_util::TryStreamExt;
+use storefront::{
+    CreateOrderRequest, Error, ErrorKind, OrderStatus, OtherIpuForm, PaymentStatus, ProductQuery,
+};
+
+/// Contract: the merchant profile reads with a client or a user token.
+#[tokio::test]
+async fn merchant_profile_reads_with_client_and_user_tokens() {
+    let h = Harness::start().await;
+    let by_client = h.client.merchant_profile().await.unwrap();
+    assert_eq!(by_client.merchant_no, s::MERCHANT_NO);
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    assert_eq!(user.merchant_profile().await.unwrap(), by_client);
+}
+
+/// Contract: products page and limit (default 20), `total` is the matching count, only enabled
+/// products; the stream walks every page.
+#[tokio::test]
+async fn products_by_page_and_stream_over_all_pages() {
+    let h = Harness::start().await;
+    let first = h
+        .client
+        .list_products(&ProductQuery::default())
+        .await
+        .unwrap();
+    assert_eq!(first.page, 1);
+    assert_eq!(first.limit, 20);
+    assert_eq!(first.total as usize, s::ENABLED_PRODUCT_COUNT);
+    assert_eq!(first.list.len(), 20);
+    let all: Vec<_> = h
+        .client
+        .products_stream(ProductQuery::default())
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(all.len(), s::ENABLED_PRODUCT_COUNT);
+    assert!(all.iter().all(|p| p.gd_no != s::PRODUCT_DISABLED));
+    let mut numbers: Vec<_> = all.iter().map(|p| p.gd_no.clone()).collect();
+    numbers.dedup();
+    assert_eq!(numbers.len(), s::ENABLED_PRODUCT_COUNT, "no product twice");
+    let small: Vec<_> = h
+        .client
+        .products_stream(ProductQuery {
+            limit: Some(7),
+            ..Default::default()
+        })
+        .try_collect()
+        .await
+        .unwrap();
+    assert_eq!(small.len(), s::ENABLED_PRODUCT_COUNT);
+}
+
+/// Contract: `gd_no` is an exact filter; eight-decimal prices are exact.
+#[tokio::test]
+async fn product_filter_and_fixed_point_price() {
+    let h = Harness::start().await;
+    let page = h
+        .client
+        .list_products(&ProductQuery {
+            gd_no: Some(s::PRODUCT_BEANS.into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(page.list.len(), 1);
+    let beans = &page.list[0];
+    assert_eq!(beans.actual_price.to_decimal_string(2).unwrap(), "12.50");
+    assert_eq!(beans.currency, "USD");
+}
+
+/// Limits: the product page limit is 1 to 100; the SDK refuses others before sending.
+#[tokio::test]
+async fn out_of_range_product_limit_is_refused_before_sending() {
+    let h = Harness::start().await;
+    let err = h
+        .client
+        .list_products(&ProductQuery {
+            limit: Some(101),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Validation);
+    assert_eq!(err.field(), Some("limit"));
+    assert!(
+        h.requests_to("GET", &h.api_path("/openapi/v1/products"))
+            .await
+            .is_empty()
+    );
+}
+
+/// Contract: userinfo needs a user token with `openid`; its fields are not shown, so it is a map.
+#[tokio::test]
+async fn userinfo_is_returned_as_a_json_map() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let info = user.userinfo().await.unwrap();
+    assert_eq!(info["sub"], s::USER_ALICE);
+}
+
+/// Contract: `other_ipu` keys come from `other_ipu_cnf` (keys, never labels); required inputs
+/// are enforced before sending; the service accepts the built map.
+#[tokio::test]
+async fn other_ipu_is_built_from_keys_with_required_flags_enforced() {
+    let h = Harness::start().await;
+    let gift = h
+        .client
+        .list_products(&ProductQuery {
+            gd_no: Some(s::PRODUCT_GIFT_CARD.into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .list
+        .remove(0);
+    let form = OtherIpuForm::for_product(&gift).unwrap();
+    assert!(
+        form.fields()
+            .iter()
+            .any(|f| f.key == "recipient_email" && f.required)
+    );
+    let missing = form.build([("gift_message", "hi")]).unwrap_err();
+    assert_eq!(missing.field(), Some("other_ipu.recipient_email"));
+    let label = form
+        .build([("Recipient email", "a@example.com")])
+        .unwrap_err();
+    assert_eq!(label.kind(), ErrorKind::Validation);
+
+    let other_ipu = form
+        .build([
+            ("recipient_email", "friend@example.com"),
+            ("gift_message", "Enjoy"),
+        ])
+        .unwrap();
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(
+            &CreateOrderRequest::new(&gift.gd_no, 1, s::CHANNEL_PLATFORM_COIN)
+                .with_other_ipu(other_ipu),
+        )
+        .await
+        .unwrap();
+    let read = user.get_order(&order.order_no).await.unwrap();
+    assert_eq!(read.gd_no, s::PRODUCT_GIFT_CARD);
+    assert_eq!(read.status, OrderStatus::AwaitingPayment);
+}
+
+/// Contract: creation does not mean paid; platform-coin payment start debits during the
+/// request; poll the payment status until 1 or 2, then read the order.
+#[tokio::test]
+async fn catalog_order_paid_with_platform_coin_and_waited_for() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            2,
+            s::CHANNEL_PLATFORM_COIN,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        user.payment_status(&order.order_no).await.unwrap(),
+        PaymentStatus::AwaitingPayment
+    );
+    user.start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
+        .await
+        .unwrap();
+    let outcome = user
+        .wait_for_payment(
+            &order.order_no,
+            Duration::from_millis(50),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.payment_status, PaymentStatus::Paid);
+    assert!(matches!(
+        outcome.order.status,
+        OrderStatus::PaidProcessing | OrderStatus::Completed
+    ));
+    assert_eq!(outcome.order.quantity, 2);
+    assert_eq!(
+        outcome.order.total_amount.to_decimal_string(2).unwrap(),
+        "25.00"
+    );
+    assert!(outcome.order.created_at.is_some());
+}
+
+/// Contract: "a relative address is resolved against the platform service address, not the
+/// client's own domain"; `expire_time` (Unix seconds) becomes a time.
+#[tokio::test]
+async fn relative_redirect_resolves_to_the_service_origin() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_CARD_USD,
+        ))
+        .await
+        .unwrap();
+    let start = user
+        .start_payment(&order.order_no, s::CHANNEL_CARD_USD)
+        .await
+        .unwrap();
+    assert_eq!(
+        start.redirect.origin().ascii_serialization(),
+        h.sandbox.origin()
+    );
+    assert!(start.redirect.path().contains(&start.trade_no));
+    assert!(start.expire_time.unix_timestamp() > 0);
+    // The address really is the service's payment page.
+    let page = common::raw_http(None)
+        .get(start.redirect.as_str())
+        .send()
+        .await
+        .unwrap();
+    assert!(page.status().is_success());
+}
+
+/// Contract: stop polling at status 2 (cancelled).
+#[tokio::test]
+async fn wait_for_payment_stops_at_cancelled() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_CARD_USD,
+        ))
+        .await
+        .unwrap();
+    let start = user
+        .start_payment(&order.order_no, s::CHANNEL_CARD_USD)
+        .await
+        .unwrap();
+    h.control(
+        "POST",
+        &format!("/catalog/trades/{}/cancel", start.trade_no),
+        None,
+    )
+    .await;
+    let outcome = user
+        .wait_for_payment(
+            &order.order_no,
+            Duration::from_millis(50),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.payment_status, PaymentStatus::Cancelled);
+}
+
+/// Contract: poll with an overall timeout; an undecided payment ends in a wait timeout, not a
+/// guessed failure.
+#[tokio::test]
+async fn wait_for_payment_gives_up_after_its_timeout() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_CARD_USD,
+        ))
+        .await
+        .unwrap();
+    let err = user
+        .wait_for_payment(
+            &order.order_no,
+            Duration::from_millis(30),
+            Duration::from_millis(200),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::WaitTimeout { last_status: 0 }),
+        "{err:?}"
+    );
+}
+
+/// Contract: a card payment completes through the channel; the wait sees it paid.
+#[tokio::test]
+async fn card_payment_completed_by_channel_is_seen_as_paid() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_CARD_USD,
+        ))
+        .await
+        .unwrap();
+    let start = user
+        .start_payment(&order.order_no, s::CHANNEL_CARD_USD)
+        .await
+        .unwrap();
+    h.control(
+        "POST",
+        &format!("/catalog/trades/{}/pay", start.trade_no),
+        None,
+    )
+    .await;
+    let outcome = user
+        .wait_for_payment(
+            &order.order_no,
+            Duration::from_millis(30),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.payment_status, PaymentStatus::Paid);
+    assert!(!outcome.order.trade_no.is_empty());
+}
+
+/// Contract: an order must belong to the authorized user; another user cannot read it.
+#[tokio::test]
+async fn another_users_order_is_not_readable() {
+    let h = Harness::start().await;
+    let alice = h.client.user(h.user_token(s::USER_ALICE).await);
+    let carol = h.client.user(h.user_token(s::USER_CAROL).await);
+    let order = alice
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_PLATFORM_COIN,
+        ))
+        .await
+        .unwrap();
+    let err = carol.get_order(&order.order_no).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Api);
+    assert!(matches!(err.status(), Some(403 | 404)));
+}
+
+/// Contract: unmet business conditions give 422 (a wallet too small for the order).
+#[tokio::test]
+async fn unmet_payment_condition_is_a_422_api_error() {
+    let h = Harness::start().await;
+    let bob = h.client.user(h.user_token(s::USER_BOB).await);
+    let order = bob
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_PLATFORM_COIN,
+        ))
+        .await
+        .unwrap();
+    let err = bob
+        .start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(422), "{err:?}");
+}

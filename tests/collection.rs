@@ -1,0 +1,388 @@
+//! Merchant-collection rules: channel directory, create with idempotency and client-side
+//! validation, query, list, unknown statuses, notification records and re-queue.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Harness, s};
+use serde_json::json;
+use storefront::{
+    ChannelProvider, CreateMerchantPayment, Error, ErrorCode, ErrorKind, ListMerchantPaymentsQuery,
+    MerchantPaymentStatus, MinorAmount,
+};
+
+fn usd(amount: &str) -> MinorAmount {
+    MinorAmount::parse_decimal(amount, 2).unwrap()
+}
+
+fn create_path() -> String {
+    format!("{}/openapi/v1/merchant-payments", s::API_PREFIX)
+}
+
+/// Contract: the directory lists channels usable for creating a merchant payment.
+#[tokio::test]
+async fn channel_directory_lists_real_channel_identifiers() {
+    let h = Harness::start().await;
+    let channels = h.client.list_channels().await.unwrap();
+    let coin = channels
+        .iter()
+        .find(|c| c.payment_no == s::CHANNEL_PLATFORM_COIN)
+        .expect("platform coin listed");
+    assert_eq!(coin.provider, ChannelProvider::PlatformCoin);
+    assert!(coin.login_required);
+    assert!(channels.iter().any(|c| c.payment_no == s::CHANNEL_CARD_USD));
+    assert!(
+        channels
+            .iter()
+            .all(|c| c.payment_no != s::CHANNEL_CARD_EUR_OTHER)
+    );
+}
+
+/// Contract: create returns the create fields; amount, currency and precision are checked;
+/// query and list return the same payment; times keep their zone.
+#[tokio::test]
+async fn create_query_and_list_a_merchant_payment() {
+    let h = Harness::start().await;
+    let req = CreateMerchantPayment::new("order-create-1", usd("12.50"), "USD")
+        .with_description("Coffee beans")
+        .with_expires_in(1800)
+        .expect_currency_decimals(2);
+    let created = h.client.create_merchant_payment(&req).await.unwrap();
+    assert_eq!(created.idempotency_key, req.idempotency_key());
+    let p = &created.payment;
+    assert_eq!(p.status, MerchantPaymentStatus::Pending);
+    assert_eq!(
+        p.amount_minor.to_decimal_string(p.currency_decimals),
+        "12.50"
+    );
+    assert_eq!(p.payment_no, "");
+    assert!(!p.test_mode);
+    let checkout = p.checkout_url.as_ref().expect("checkout_url on creation");
+    assert!(checkout.expose().starts_with("http"));
+    assert!(
+        !format!("{p:?}").contains(checkout.expose()),
+        "token redacted"
+    );
+
+    let queried = h.client.get_merchant_payment(&p.order_no).await.unwrap();
+    assert_eq!(queried.order_no, p.order_no);
+    assert_eq!(queried.expires_at, p.expires_at);
+    assert!(queried.event_id.is_none());
+
+    let by_ref = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(
+            "order-create-1",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(by_ref.len(), 1);
+    let both = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery {
+            external_reference: Some("order-create-1".into()),
+            order_no: Some("no-such-order".into()),
+            limit: Some(5),
+        })
+        .await
+        .unwrap();
+    assert!(both.is_empty(), "both filters must match");
+}
+
+/// Contract: "On a timeout, retry with the original key and parameters"; a repeat with identical
+/// parameters returns the same payment. The sandbox holds one payment.
+#[tokio::test]
+async fn same_idempotency_key_is_reused_across_retries_and_one_payment_exists() {
+    let h = Harness::start_with(|c| c.with_attempt_timeout(Duration::from_millis(400))).await;
+    h.client.authenticate().await.unwrap();
+    h.fault(json!({"method": "POST", "path": create_path(), "latency_ms": 1500}))
+        .await;
+    let req = CreateMerchantPayment::new("order-idem-1", usd("5.00"), "USD");
+    let created = h.client.create_merchant_payment(&req).await.unwrap();
+    let posts = h.requests_to("POST", &create_path()).await;
+    assert!(posts.len() >= 2, "timed out once, then retried: {posts:?}");
+    for p in &posts {
+        assert!(
+            p.to_string().contains(req.idempotency_key()),
+            "every attempt carries the original key: {p}"
+        );
+    }
+    let listed = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(
+            "order-idem-1",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].order_no, created.payment.order_no);
+}
+
+/// Contract: 500 `server_error` — reuse the original idempotency key for writes.
+#[tokio::test]
+async fn create_is_retried_with_the_same_key_after_a_server_error() {
+    let h = Harness::start().await;
+    h.fault(
+        json!({"method": "POST", "path": create_path(), "status": 500,
+                   "body": {"error": "server_error"}}),
+    )
+    .await;
+    let req = CreateMerchantPayment::new("order-idem-2", usd("5.00"), "USD");
+    h.client.create_merchant_payment(&req).await.unwrap();
+    assert_eq!(h.requests_to("POST", &create_path()).await.len(), 2);
+}
+
+/// Contract: 503 `notification_unavailable` — retry later with the original key.
+#[tokio::test]
+async fn notification_unavailable_is_retried_with_the_original_key() {
+    let h = Harness::start().await;
+    h.fault(
+        json!({"method": "POST", "path": create_path(), "status": 503,
+                   "body": {"error": "notification_unavailable"}}),
+    )
+    .await;
+    let req = CreateMerchantPayment::new("order-idem-3", usd("5.00"), "USD");
+    h.client.create_merchant_payment(&req).await.unwrap();
+    assert_eq!(h.requests_to("POST", &create_path()).await.len(), 2);
+}
+
+/// Contract: changed parameters under the same key give 409 `payment_conflict` (not retried).
+#[tokio::test]
+async fn changed_parameters_under_the_same_key_conflict() {
+    let h = Harness::start().await;
+    let req = CreateMerchantPayment::new("order-conflict", usd("5.00"), "USD");
+    h.client.create_merchant_payment(&req).await.unwrap();
+    let again = h.client.create_merchant_payment(&req).await.unwrap();
+    assert_eq!(again.idempotency_key, req.idempotency_key());
+    let mut changed = req.clone();
+    changed.amount_minor = usd("6.00");
+    let err = h
+        .client
+        .create_merchant_payment(&changed)
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(409));
+    assert!(err.is_code(&ErrorCode::PaymentConflict));
+    assert_eq!(h.requests_to("POST", &create_path()).await.len(), 3);
+}
+
+/// Limits: every parameter is checked client-side; nothing is sent for an invalid request.
+#[tokio::test]
+async fn invalid_parameters_are_refused_before_sending() {
+    let h = Harness::start().await;
+    let cases = [
+        (
+            CreateMerchantPayment::new("r", usd("1.00"), "USD").with_expires_in(7201),
+            "expires_in",
+        ),
+        (
+            CreateMerchantPayment::new(" ", usd("1.00"), "USD"),
+            "external_reference",
+        ),
+        (
+            CreateMerchantPayment::new("r", usd("1.00"), "USD")
+                .with_notification("https://192.168.1.5/hook", "x".repeat(40)),
+            "notify_url",
+        ),
+        (
+            CreateMerchantPayment::new("r", usd("1.00"), "USD")
+                .with_return_url("http://shop.example/back"),
+            "return_url",
+        ),
+    ];
+    for (req, field) in cases {
+        let err = h.client.create_merchant_payment(&req).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Validation);
+        assert_eq!(err.field(), Some(field));
+    }
+    assert!(h.requests_to("POST", &create_path()).await.is_empty());
+}
+
+/// Errors: a service validation error keeps `error_description` and `field`.
+#[tokio::test]
+async fn service_validation_error_keeps_description_and_field() {
+    let h = Harness::start().await;
+    h.fault(
+        json!({"method": "POST", "path": create_path(), "status": 400,
+                   "body": {"error": "invalid_expires_in", "error_description": "60 to 7200",
+                            "field": "expires_in"}}),
+    )
+    .await;
+    let err = h
+        .client
+        .create_merchant_payment(&CreateMerchantPayment::new("r-400", usd("1.00"), "USD"))
+        .await
+        .unwrap_err();
+    assert!(err.is_code(&ErrorCode::InvalidExpiresIn));
+    assert_eq!(err.field(), Some("expires_in"));
+    assert_eq!(err.error_description(), Some("60 to 7200"));
+    assert_eq!(h.requests_to("POST", &create_path()).await.len(), 1);
+}
+
+/// Errors: HTTP 202 `provider_result_pending` is not success and not retried blindly.
+#[tokio::test]
+async fn provider_result_pending_is_a_distinct_outcome() {
+    let h = Harness::start().await;
+    h.fault(
+        json!({"method": "POST", "path": create_path(), "status": 202,
+                   "body": {"error": "provider_result_pending"}}),
+    )
+    .await;
+    let err = h
+        .client
+        .create_merchant_payment(&CreateMerchantPayment::new("r-202", usd("1.00"), "USD"))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::ProviderResultPending(_)), "{err:?}");
+    assert_eq!(err.kind(), ErrorKind::ProviderResultPending);
+    assert_eq!(h.requests_to("POST", &create_path()).await.len(), 1);
+}
+
+/// Contract: "verify the returned amount, currency and precision" after creation.
+#[tokio::test]
+async fn a_created_payment_with_another_amount_is_reported() {
+    let h = Harness::start().await;
+    let req = CreateMerchantPayment::new("r-mismatch", usd("1.00"), "USD");
+    let body = json!({"order_no": "MPX1", "external_reference": "r-mismatch", "payment_no": "",
+        "amount_minor": 1000, "currency": "USD", "currency_decimals": 2, "status": "pending",
+        "test_mode": false, "checkout_url": "https://checkout.example/c/tok",
+        "expires_at": "2030-01-01T00:00:00Z"});
+    h.fault(json!({"method": "POST", "path": create_path(), "status": 201, "body": body}))
+        .await;
+    let err = h.client.create_merchant_payment(&req).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::ResponseMismatch);
+    assert_eq!(err.field(), Some("amount_minor"));
+}
+
+/// Versioning: unknown future statuses are kept and never treated as paid.
+#[tokio::test]
+async fn an_unknown_status_is_never_paid() {
+    let h = Harness::start().await;
+    let created = h
+        .client
+        .create_merchant_payment(&CreateMerchantPayment::new("r-unknown", usd("1.00"), "USD"))
+        .await
+        .unwrap();
+    let order_no = created.payment.order_no.clone();
+    let mut body = serde_json::to_value(&created.payment).unwrap();
+    body["status"] = json!("settling_v2");
+    body["status_version"] = json!(3);
+    h.fault(json!({"method": "GET",
+                   "path": format!("{}/{order_no}", create_path()),
+                   "status": 200, "body": body}))
+        .await;
+    let p = h.client.get_merchant_payment(&order_no).await.unwrap();
+    assert_eq!(
+        p.status,
+        MerchantPaymentStatus::Unknown("settling_v2".into())
+    );
+    assert!(!p.status.is_paid());
+    assert!(p.status.needs_verification());
+}
+
+/// Contract: an unknown or foreign number gives 404 `payment_not_found`.
+#[tokio::test]
+async fn unknown_payment_number_is_payment_not_found() {
+    let h = Harness::start().await;
+    let err = h.client.get_merchant_payment("MP-NOPE").await.unwrap_err();
+    assert!(err.is_code(&ErrorCode::PaymentNotFound));
+    assert_eq!(err.status(), Some(404));
+}
+
+/// Contract: the list needs `external_reference` and/or `order_no`.
+#[tokio::test]
+async fn list_without_a_filter_is_refused_before_sending() {
+    let h = Harness::start().await;
+    let err = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Validation);
+    let err = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery {
+            order_no: Some("x".into()),
+            limit: Some(0),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err.field(), Some("limit"));
+}
+
+/// Contract: paying at the checkout confirms the payment; the query shows the confirmation
+/// fields (`event_id`, `occurred_at`, higher `status_version`).
+#[tokio::test]
+async fn paid_payment_query_shows_confirmation_fields() {
+    let h = Harness::start().await;
+    let created = h
+        .client
+        .create_merchant_payment(&CreateMerchantPayment::new("r-paid", usd("3.00"), "USD"))
+        .await
+        .unwrap();
+    let order_no = &created.payment.order_no;
+    h.control(
+        "POST",
+        &format!("/merchant-payments/{order_no}/checkout/pay"),
+        Some(json!({"payment_no": s::CHANNEL_CARD_USD})),
+    )
+    .await;
+    let p = h.client.get_merchant_payment(order_no).await.unwrap();
+    assert!(p.status.is_paid());
+    assert!(p.event_id.is_some());
+    assert!(p.occurred_at.is_some());
+    assert!(p.status_version > 0);
+    assert_eq!(p.payment_no, s::CHANNEL_CARD_USD);
+}
+
+/// Contract: delivery records by payment number; re-queue answers 202 `{"accepted": true}`.
+#[tokio::test]
+async fn notification_records_and_requeue() {
+    let h = Harness::start().await;
+    // A loopback receiver that refuses every delivery.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(|| async { axum::http::StatusCode::INTERNAL_SERVER_ERROR }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let created = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new("r-notify", usd("2.00"), "USD")
+                .with_notification(&url, "n".repeat(40)),
+        )
+        .await
+        .unwrap();
+    let order_no = &created.payment.order_no;
+    // Let the automatic attempts run out on the sandbox clock (1 min ... 8 h intervals).
+    let mut records = Vec::new();
+    for _ in 0..40 {
+        h.advance_clock(3 * 3600).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        records = h
+            .client
+            .list_notification_records(order_no, Some(10))
+            .await
+            .unwrap();
+        if records
+            .iter()
+            .any(|r| r.delivery_status.as_str() == "failed")
+        {
+            break;
+        }
+    }
+    let record = records.first().expect("a delivery record");
+    assert_eq!(record.delivery_status.as_str(), "failed", "{records:?}");
+    assert!(record.attempts >= 1);
+    let accepted = h
+        .client
+        .retry_notification(order_no, &record.event_id)
+        .await
+        .unwrap();
+    assert!(accepted.accepted);
+}

@@ -1,0 +1,253 @@
+//! Notification rules end to end: the sandbox signs and delivers to a local receiver, the SDK's
+//! verifier accepts exactly the genuine deliveries and rejects every altered one with its own
+//! error; version ordering and the merchant's expectation are checked.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use common::{Harness, s};
+use serde_json::json;
+use storefront::webhook::{HEADER_EVENT_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP};
+use storefront::{
+    CreateMerchantPayment, MinorAmount, PaymentExpectation, VersionDecision, WebhookError,
+    WebhookVerifier, status_version_decision,
+};
+
+type Deliveries = Arc<Mutex<Vec<(HeaderMap, Bytes)>>>;
+
+async fn record(State(d): State<Deliveries>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    d.lock().unwrap().push((headers, body));
+    StatusCode::OK
+}
+
+/// A receiver that stores raw deliveries and acknowledges them.
+async fn receiver() -> (String, Deliveries) {
+    let deliveries: Deliveries = Arc::default();
+    let app = axum::Router::new()
+        .route("/hook", axum::routing::post(record))
+        .with_state(deliveries.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, deliveries)
+}
+
+async fn wait_for(deliveries: &Deliveries, n: usize) -> Vec<(HeaderMap, Bytes)> {
+    for _ in 0..200 {
+        {
+            let d = deliveries.lock().unwrap();
+            if d.len() >= n {
+                return d.clone();
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    panic!("expected {n} deliveries");
+}
+
+const SECRET: &str = "per-payment-notify-secret-0123456789abcdef";
+
+fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Events: the sandbox's `pending` and `paid` notifications verify with the payment's secret,
+/// carry typed data, increase `status_version`, and match the merchant's expectation.
+#[tokio::test]
+async fn sandbox_notifications_verify_and_match_the_expectation() {
+    let h = Harness::start().await;
+    let (url, deliveries) = receiver().await;
+    let amount = MinorAmount::parse_decimal("7.25", 2).unwrap();
+    let created = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new("hook-order-1", amount, "USD")
+                .with_notification(&url, SECRET),
+        )
+        .await
+        .unwrap();
+    let order_no = created.payment.order_no.clone();
+    wait_for(&deliveries, 1).await;
+    h.control(
+        "POST",
+        &format!("/merchant-payments/{order_no}/checkout/pay"),
+        Some(json!({"payment_no": s::CHANNEL_CARD_USD})),
+    )
+    .await;
+    let got = wait_for(&deliveries, 2).await;
+
+    let verifier = WebhookVerifier::new(["an-older-rotated-secret-aaaaaaaaaaaa", SECRET]).unwrap();
+    let expectation = PaymentExpectation {
+        external_reference: "hook-order-1".into(),
+        amount_minor: amount,
+        currency: "USD".into(),
+        test_mode: false,
+    };
+    let mut stored = None;
+    let mut statuses = Vec::new();
+    for (headers, body) in &got {
+        let n = verifier.verify_headers(headers, body).unwrap();
+        assert_eq!(n.data.order_no, order_no);
+        expectation.check_notification(&n.data).unwrap();
+        assert_eq!(
+            status_version_decision(stored, n.data.status_version),
+            VersionDecision::Apply
+        );
+        stored = Some(n.data.status_version);
+        statuses.push(n.data.status.as_str().to_owned());
+        if n.data.status.is_paid() {
+            assert!(n.data.event_id.is_some());
+            assert!(n.data.occurred_at.is_some());
+            assert_ne!(n.data.event_id.as_deref(), Some(n.id.as_str()));
+        }
+    }
+    assert_eq!(statuses, ["pending", "paid"]);
+    // An older snapshot arriving late must not overwrite the newer state.
+    let first = verifier.verify_headers(&got[0].0, &got[0].1).unwrap();
+    assert_eq!(
+        status_version_decision(stored, first.data.status_version),
+        VersionDecision::Stale
+    );
+    // A merchant expecting another amount is told which field differs.
+    let wrong = PaymentExpectation {
+        amount_minor: MinorAmount::new(1).unwrap(),
+        ..expectation
+    };
+    let last = verifier.verify_headers(&got[1].0, &got[1].1).unwrap();
+    assert!(matches!(
+        wrong.check_notification(&last.data),
+        Err(WebhookError::ExpectationMismatch {
+            field: "amount_minor",
+            ..
+        })
+    ));
+}
+
+/// Events: "compare in constant time; reject timestamps that differ from current time by more
+/// than 5 minutes; do not re-serialize"; id equals `X-Service-Event-ID`. Each altered delivery
+/// fails with its own error.
+#[tokio::test]
+async fn altered_deliveries_are_rejected_each_with_its_own_error() {
+    let h = Harness::start().await;
+    let (url, deliveries) = receiver().await;
+    h.client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new(
+                "hook-order-2",
+                MinorAmount::parse_decimal("1.00", 2).unwrap(),
+                "USD",
+            )
+            .with_notification(&url, SECRET),
+        )
+        .await
+        .unwrap();
+    let (headers, body) = wait_for(&deliveries, 1).await.remove(0);
+    let id = header(&headers, HEADER_EVENT_ID).unwrap();
+    let ts = header(&headers, HEADER_TIMESTAMP).unwrap();
+    let sig = header(&headers, HEADER_SIGNATURE).unwrap();
+    let ts_num: i64 = ts.parse().unwrap();
+    let at = |offset: i64| {
+        WebhookVerifier::new([SECRET])
+            .unwrap()
+            .with_clock(Arc::new(move || ts_num + offset))
+    };
+    let v = at(0);
+    assert!(v.verify(Some(id), Some(ts), Some(sig), &body).is_ok());
+
+    let code = |r: Result<_, WebhookError>| r.unwrap_err().code();
+    assert_eq!(
+        code(
+            WebhookVerifier::new(["wrong-secret-bbbbbbbbbbbbbbbbbbbbbbbbbb"])
+                .unwrap()
+                .with_clock(Arc::new(move || ts_num))
+                .verify(Some(id), Some(ts), Some(sig), &body)
+        ),
+        "signature_mismatch"
+    );
+    let mut tampered = body.to_vec();
+    let pos = tampered.iter().position(|b| *b == b'1').unwrap();
+    tampered[pos] = b'9';
+    assert_eq!(
+        code(v.verify(Some(id), Some(ts), Some(sig), &tampered)),
+        "signature_mismatch"
+    );
+    let reserialized =
+        serde_json::to_vec_pretty(&serde_json::from_slice::<serde_json::Value>(&body).unwrap())
+            .unwrap();
+    assert_eq!(
+        code(v.verify(Some(id), Some(ts), Some(sig), &reserialized)),
+        "signature_mismatch"
+    );
+    assert_eq!(
+        code(v.verify(Some("another-id"), Some(ts), Some(sig), &body)),
+        "event_id_mismatch"
+    );
+    assert_eq!(
+        code(v.verify(None, Some(ts), Some(sig), &body)),
+        "missing_header"
+    );
+    assert_eq!(
+        code(v.verify(Some(id), Some("soon"), Some(sig), &body)),
+        "malformed_timestamp"
+    );
+    assert_eq!(
+        code(v.verify(
+            Some(id),
+            Some(ts),
+            Some(&sig.replace("sha256=", "sha1=")),
+            &body
+        )),
+        "malformed_signature"
+    );
+    let shifted = (ts_num + 1).to_string();
+    assert_eq!(
+        code(v.verify(Some(id), Some(&shifted), Some(sig), &body)),
+        "signature_mismatch"
+    );
+    // Replayed more than 5 minutes later, or stamped more than 5 minutes ahead of our clock.
+    assert_eq!(
+        code(at(301).verify(Some(id), Some(ts), Some(sig), &body)),
+        "timestamp_too_old"
+    );
+    assert_eq!(
+        code(at(-301).verify(Some(id), Some(ts), Some(sig), &body)),
+        "timestamp_in_future"
+    );
+    assert!(at(300).verify(Some(id), Some(ts), Some(sig), &body).is_ok());
+    assert!(
+        at(-300)
+            .verify(Some(id), Some(ts), Some(sig), &body)
+            .is_ok()
+    );
+}
+
+/// Events: the delivered body never contains the checkout token, return address or secret.
+#[tokio::test]
+async fn notification_body_carries_no_secrets() {
+    let h = Harness::start().await;
+    let (url, deliveries) = receiver().await;
+    let created = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new(
+                "hook-order-3",
+                MinorAmount::parse_decimal("1.00", 2).unwrap(),
+                "USD",
+            )
+            .with_notification(&url, SECRET)
+            .with_return_url("https://shop.example/return/42"),
+        )
+        .await
+        .unwrap();
+    let (_, body) = wait_for(&deliveries, 1).await.remove(0);
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let checkout = created.payment.checkout_url.unwrap();
+    assert!(!text.contains(checkout.expose()));
+    assert!(!text.contains(SECRET));
+    assert!(!text.contains("shop.example/return"));
+}
