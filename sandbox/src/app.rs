@@ -17,6 +17,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(notifications::routes());
     let control = control::routes()
         .merge(catalog::control_routes())
+        .merge(merchant_payments::control_routes())
         .merge(faults::routes())
         .merge(requests::routes())
         .merge(limits::routes());

@@ -15,6 +15,7 @@ use tokio::task::JoinHandle;
 mod app;
 pub mod auth;
 pub mod catalog;
+pub mod checkout;
 pub mod clock;
 pub mod control;
 pub mod error;

@@ -1,21 +1,94 @@
-//! Merchant payments, idempotency records and checkout sessions.
+//! General merchant collection: the channel directory, creating, reading and listing merchant
+//! payments, their state machine, and the sandbox controls that drive it (a buyer paying,
+//! platform-side review, refund and chargeback).
+//!
+//! Layout: [`validation`] (field rules), [`idempotency`], [`machine`] (state transitions and
+//! their notification events), [`model`] (stored payment and store), [`views`] (JSON shapes),
+//! [`handlers`] (business endpoints), [`control`] (sandbox controls).
 
 use std::sync::Arc;
 
 use axum::Router;
+use axum::routing::{get, post, put};
 
 use crate::state::Shared;
 
-/// Merchant payments, idempotency records and checkout sessions.
-#[derive(Debug, Default)]
-pub struct PaymentStore {}
+pub mod control;
+pub mod handlers;
+pub mod idempotency;
+pub mod machine;
+pub mod model;
+pub mod validation;
+pub mod views;
 
-/// Routes of this module.
-pub fn routes() -> Router<Arc<Shared>> {
-    Router::new()
+pub use model::PaymentStore;
+
+/// Marker of platform-coin channel transaction numbers: `provider_trade_no` is this marker,
+/// a colon and the `order_no`.
+pub const PLATFORM_COIN_TRADE_MARKER: &str = "PLATFORM_COIN";
+
+/// Decimals of the platform coin (settlement amounts are eight-decimal fixed point).
+pub const COIN_DECIMALS: u32 = 8;
+
+/// The platform-coin rate saved at creation for a currency (see [`crate::seed::COIN_RATES`]).
+pub fn coin_rate(currency: &str) -> Option<i64> {
+    crate::seed::COIN_RATES
+        .iter()
+        .find(|(code, _)| *code == currency)
+        .map(|(_, rate)| *rate)
 }
 
-/// Routes outside the API prefix (userinfo, checkout pages).
-pub fn root_routes() -> Router<Arc<Shared>> {
+/// Settlement in platform coin (eight-decimal fixed point) of `amount_minor` at `rate`
+/// (eight-decimal coin per whole currency unit): integer arithmetic, rounded down;
+/// `None` if it does not fit.
+pub fn settlement(amount_minor: i64, currency_decimals: u32, rate: i64) -> Option<i64> {
+    let scale = 10i128.checked_pow(currency_decimals)?;
+    let coin = i128::from(amount_minor).checked_mul(i128::from(rate))? / scale;
+    i64::try_from(coin).ok()
+}
+
+/// Business routes under the API prefix.
+pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
+        .route(
+            "/openapi/v1/merchant-payment-channels",
+            get(handlers::list_channels),
+        )
+        .route(
+            "/openapi/v1/merchant-payments",
+            post(handlers::create).get(handlers::list_payments),
+        )
+        .route(
+            "/openapi/v1/merchant-payments/{order_no}",
+            get(handlers::get_payment),
+        )
+}
+
+/// Routes outside the API prefix: the hosted checkout pages.
+pub fn root_routes() -> Router<Arc<Shared>> {
+    crate::checkout::routes()
+}
+
+/// Sandbox controls under the control prefix (see the crate README).
+pub fn control_routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route(
+            "/merchant-payments/{order_no}/checkout/pay",
+            post(control::pay),
+        )
+        .route(
+            "/merchant-payments/{order_no}/checkout/session",
+            post(control::session),
+        )
+        .route(
+            "/merchant-payments/{order_no}/checkout/unclear",
+            post(control::unclear),
+        )
+        .route("/merchant-payments/{order_no}/force", post(control::force))
+        .route(
+            "/merchants/{merchant_no}/notification-default",
+            put(control::notification_default),
+        )
+        .route("/sweep", post(control::run_sweep).put(control::set_sweep))
+        .merge(crate::notifications::control_routes())
 }

@@ -1,16 +1,37 @@
-//! Notification events and their delivery records.
+//! Signed server-to-server status notifications of merchant payments: the configuration table
+//! ([`config`]), events and delivery records ([`store`]), the signature ([`signing`]), one
+//! delivery attempt ([`delivery`], run by the background worker) and the business endpoints
+//! ([`handlers`]).
 
 use std::sync::Arc;
 
 use axum::Router;
+use axum::routing::{get, post};
 
 use crate::state::Shared;
 
-/// Notification events and their delivery records.
-#[derive(Debug, Default)]
-pub struct NotificationStore {}
+pub mod config;
+pub mod delivery;
+pub mod handlers;
+pub mod signing;
+pub mod store;
 
-/// Routes of this module.
+pub use store::NotificationStore;
+
+/// Business routes under the API prefix.
 pub fn routes() -> Router<Arc<Shared>> {
     Router::new()
+        .route(
+            "/openapi/v1/merchant-payments/{order_no}/notifications",
+            get(handlers::list_records),
+        )
+        .route(
+            "/openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry",
+            post(handlers::requeue),
+        )
+}
+
+/// Sandbox controls under the control prefix.
+pub fn control_routes() -> Router<Arc<Shared>> {
+    Router::new().route("/notifications/attempts", get(handlers::attempts))
 }

@@ -1,0 +1,310 @@
+//! The hosted checkout at `checkout_url`: a plain HTML page on which a buyer picks a method,
+//! logs in (as a seeded sandbox user) when the method requires it, and pays; plus the flow it
+//! shares with the JSON controls ([`flow`]) and the page markup ([`page`]).
+//!
+//! Routes (outside the API prefix, per-order token in the path, limited per IP):
+//! `GET /checkout/{token}` (read, 180 per IP per minute), and the form posts
+//! `POST /checkout/{token}/login`, `/logout`, `/pay`, `/card/complete`, `/card/cancel`,
+//! `/cancel` (the payment-start ones count against 30 per IP per minute).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Form, Router};
+
+use crate::error::ApiError;
+use crate::limits::{self, Bucket};
+use crate::merchant_payments::model::Status;
+use crate::state::Shared;
+
+pub mod flow;
+pub mod page;
+
+/// Path of checkout pages under the sandbox origin; `checkout_url` = origin + this + `/{token}`.
+pub const CHECKOUT_PATH: &str = "/checkout";
+
+/// Checkout routes (outside the API prefix).
+pub fn routes() -> Router<Arc<Shared>> {
+    Router::new()
+        .route("/checkout/{token}", get(show))
+        .route("/checkout/{token}/login", post(login))
+        .route("/checkout/{token}/logout", post(logout))
+        .route("/checkout/{token}/pay", post(pay))
+        .route("/checkout/{token}/card/complete", post(card_complete))
+        .route("/checkout/{token}/card/cancel", post(card_cancel))
+        .route("/checkout/{token}/cancel", post(cancel))
+}
+
+/// An HTML answer; checkout pages are never cached and never leak their URL as a referrer.
+fn html(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
+    response
+}
+
+fn see_other(location: &str) -> Response {
+    match HeaderValue::from_str(location) {
+        Ok(value) => {
+            let mut response = StatusCode::SEE_OTHER.into_response();
+            response.headers_mut().insert(header::LOCATION, value);
+            response
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(_) => html(
+            StatusCode::OK,
+            page::message_page("Return", "Payment complete."),
+        ),
+    }
+}
+
+fn error_page(error: &ApiError) -> Response {
+    let status = if error.status == StatusCode::ACCEPTED {
+        StatusCode::ACCEPTED
+    } else {
+        error.status
+    };
+    let text = error
+        .error_description
+        .clone()
+        .unwrap_or_else(|| error.error.clone());
+    html(status, page::message_page("Checkout", &text))
+}
+
+fn not_found() -> Response {
+    html(
+        StatusCode::NOT_FOUND,
+        page::message_page("Checkout", "This checkout does not exist."),
+    )
+}
+
+/// Renders the page for a token, with an optional notice. A paid payment with a saved return
+/// address moves the buyer there (303), with nothing appended.
+fn render(shared: &Shared, token: &str, notice: Option<&str>, status: StatusCode) -> Response {
+    let now = shared.clock.now();
+    let mut world = shared.world();
+    let Some(order_no) = world.payments.order_for_token(token) else {
+        return not_found();
+    };
+    let payment = match flow::read(&mut world, &order_no, now) {
+        Ok(p) => p.clone(),
+        Err(e) => return error_page(&e),
+    };
+    if payment.status == Status::Paid
+        && let Some(url) = &payment.return_url
+    {
+        return see_other(url);
+    }
+    let body = page::checkout_page(&world, &payment, token, now, notice);
+    html(status, body)
+}
+
+/// GET /checkout/{token}: the checkout page.
+async fn show(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(token): Path<String>,
+) -> Response {
+    if let Err(e) = limits::check(&shared, Bucket::CheckoutRead, &peer.ip().to_string()) {
+        return e.into_response();
+    }
+    render(&shared, &token, None, StatusCode::OK)
+}
+
+fn page_url(shared: &Shared, token: &str) -> String {
+    format!("{}{CHECKOUT_PATH}/{token}", shared.origin)
+}
+
+/// POST /checkout/{token}/login: the buyer logs in as a seeded sandbox user (standing in for
+/// the platform's real login).
+async fn login(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(token): Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    if let Err(e) = limits::check(&shared, Bucket::CheckoutRead, &peer.ip().to_string()) {
+        return e.into_response();
+    }
+    let user = form.get("user").cloned().unwrap_or_default();
+    {
+        let mut world = shared.world();
+        let Some(order_no) = world.payments.order_for_token(&token) else {
+            return not_found();
+        };
+        if !world.users.contains_key(&user) {
+            drop(world);
+            return render(
+                &shared,
+                &token,
+                Some("No such sandbox user."),
+                StatusCode::BAD_REQUEST,
+            );
+        }
+        if let Some(payment) = world.payments.payments.get_mut(&order_no) {
+            payment.checkout_user = Some(user);
+        }
+    }
+    see_other(&page_url(&shared, &token))
+}
+
+/// POST /checkout/{token}/logout.
+async fn logout(State(shared): State<Arc<Shared>>, Path(token): Path<String>) -> Response {
+    {
+        let mut world = shared.world();
+        let Some(order_no) = world.payments.order_for_token(&token) else {
+            return not_found();
+        };
+        if let Some(payment) = world.payments.payments.get_mut(&order_no) {
+            payment.checkout_user = None;
+        }
+    }
+    see_other(&page_url(&shared, &token))
+}
+
+/// POST /checkout/{token}/pay (form field `method`: the per-order method identifier): starts
+/// or continues the channel payment. The platform coin is confirmed here, in the checkout,
+/// from the logged-in buyer's wallet; a card payment opens the (simulated) card provider step.
+async fn pay(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(token): Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    if let Err(e) = limits::check(&shared, Bucket::CheckoutStart, &peer.ip().to_string()) {
+        return e.into_response();
+    }
+    let now = shared.clock.now();
+    let outcome = {
+        let mut world = shared.world();
+        let Some(order_no) = world.payments.order_for_token(&token) else {
+            return not_found();
+        };
+        let user = world
+            .payments
+            .payments
+            .get(&order_no)
+            .and_then(|p| p.checkout_user.clone());
+        let choice = match form.get("method").filter(|m| !m.is_empty()) {
+            Some(id) => flow::MethodChoice::MethodId(id),
+            None => flow::MethodChoice::Implicit,
+        };
+        flow::start_session(&mut world, &order_no, choice, user.as_deref(), now).and_then(
+            |started| {
+                let platform_coin = world
+                    .channels
+                    .get(&started.payment_no)
+                    .is_some_and(|c| c.provider == "platform-coin");
+                if platform_coin {
+                    flow::confirm_payment(&mut world, &order_no, true, now).map(|()| true)
+                } else {
+                    Ok(false)
+                }
+            },
+        )
+    };
+    match outcome {
+        Ok(true) => after_payment(&shared, &token),
+        Ok(false) => see_other(&page_url(&shared, &token)),
+        Err(e) => render(&shared, &token, Some(&describe(&e)), page_status(&e)),
+    }
+}
+
+/// POST /checkout/{token}/card/complete: the simulated card provider confirms the payment of
+/// the open card session; the buyer returns to the checkout, which moves on when paid.
+async fn card_complete(
+    State(shared): State<Arc<Shared>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(token): Path<String>,
+) -> Response {
+    if let Err(e) = limits::check(&shared, Bucket::CheckoutStart, &peer.ip().to_string()) {
+        return e.into_response();
+    }
+    let now = shared.clock.now();
+    let outcome = {
+        let mut world = shared.world();
+        let Some(order_no) = world.payments.order_for_token(&token) else {
+            return not_found();
+        };
+        let is_card_session = world
+            .payments
+            .payments
+            .get(&order_no)
+            .and_then(|p| p.session.as_ref())
+            .and_then(|s| world.channels.get(&s.payment_no))
+            .is_some_and(|c| c.provider == "card-provider");
+        if is_card_session {
+            flow::confirm_payment(&mut world, &order_no, false, now)
+        } else {
+            Err(ApiError::new(StatusCode::CONFLICT, "payment_conflict")
+                .describe("no card payment is open"))
+        }
+    };
+    match outcome {
+        Ok(()) => after_payment(&shared, &token),
+        Err(e) => render(&shared, &token, Some(&describe(&e)), page_status(&e)),
+    }
+}
+
+/// POST /checkout/{token}/card/cancel: the buyer cancels at the card provider and returns to
+/// the checkout. Nothing is decided: the session stays open and the method stays locked.
+async fn card_cancel(State(shared): State<Arc<Shared>>, Path(token): Path<String>) -> Response {
+    render(
+        &shared,
+        &token,
+        Some("Card payment cancelled at the provider. The payment is still open."),
+        StatusCode::OK,
+    )
+}
+
+/// POST /checkout/{token}/cancel: browser-side cancellation. It does not make the payment
+/// terminal and never triggers the return to the merchant.
+async fn cancel(State(shared): State<Arc<Shared>>, Path(token): Path<String>) -> Response {
+    render(
+        &shared,
+        &token,
+        Some("You left the checkout. The payment stays open until it expires."),
+        StatusCode::OK,
+    )
+}
+
+/// After a confirmed payment: 303 to the saved return address, exactly as saved (nothing
+/// appended); without one, back to the checkout page, which shows the payment as paid.
+fn after_payment(shared: &Shared, token: &str) -> Response {
+    let return_url = {
+        let world = shared.world();
+        world
+            .payments
+            .order_for_token(token)
+            .and_then(|order_no| world.payments.payments.get(&order_no))
+            .filter(|p| p.status == Status::Paid)
+            .and_then(|p| p.return_url.clone())
+    };
+    match return_url {
+        Some(url) => see_other(&url),
+        None => see_other(&page_url(shared, token)),
+    }
+}
+
+fn describe(error: &ApiError) -> String {
+    error
+        .error_description
+        .clone()
+        .unwrap_or_else(|| error.error.clone())
+}
+
+fn page_status(error: &ApiError) -> StatusCode {
+    error.status
+}

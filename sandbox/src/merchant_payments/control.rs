@@ -1,0 +1,287 @@
+//! Sandbox controls of merchant payments (not part of the contract): a buyer starting a channel
+//! session or paying, an unclear channel response, platform-side transitions, the merchant
+//! default notification setting, and the sweep.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::PLATFORM_COIN_TRADE_MARKER;
+use super::handlers::payment_not_found;
+use super::machine::{self, Trigger};
+use super::model::{ChannelSession, Status};
+use super::views::query_view;
+use crate::checkout::flow::{self, MethodChoice};
+use crate::error::{ApiError, ApiResult};
+use crate::extract::JsonBody;
+use crate::ids::random_hex;
+use crate::notifications::config::{validate_notify_url, validate_secret};
+use crate::state::{NotifyDefault, Shared, World};
+
+/// Body of the checkout controls.
+#[derive(Debug, Default, Deserialize)]
+pub struct BuyerAction {
+    /// Channel to use (a real channel identifier offered for this payment).
+    pub payment_no: Option<String>,
+    /// Seeded buyer who is logged in, if any.
+    pub user: Option<String>,
+}
+
+/// An optional JSON body: an empty body means the default; otherwise the rules of
+/// [`JsonBody`] apply (JSON content type, size, UTF-8, well-formed).
+#[derive(Debug)]
+pub struct OptionalJson<T>(pub T);
+
+impl<S: Send + Sync, T: serde::de::DeserializeOwned + Default> axum::extract::FromRequest<S>
+    for OptionalJson<T>
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: axum::extract::Request, state: &S) -> Result<Self, ApiError> {
+        let (parts, body) = request.into_parts();
+        let bytes =
+            crate::extract::read_body(axum::extract::Request::from_parts(parts.clone(), body))
+                .await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(T::default()));
+        }
+        let request = axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes));
+        JsonBody::<T>::from_request(request, state)
+            .await
+            .map(|JsonBody(value)| OptionalJson(value))
+    }
+}
+
+fn known_user(world: &World, user: Option<&str>) -> ApiResult<()> {
+    match user {
+        Some(u) if !world.users.contains_key(u) => {
+            Err(ApiError::invalid_request("no such sandbox user").field("user"))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn view(shared: &Shared, world: &World, order_no: &str) -> ApiResult<Json<Value>> {
+    let payment = world
+        .payments
+        .payments
+        .get(order_no)
+        .ok_or_else(payment_not_found)?;
+    Ok(Json(query_view(&shared.origin, payment)))
+}
+
+/// POST /_sandbox/merchant-payments/{order_no}/checkout/pay: the buyer starts the channel
+/// session (unless one is open) and the channel confirms payment. The platform coin debits the
+/// logged-in buyer's wallet. An open session (also under review) is paid as it is.
+pub async fn pay(
+    State(shared): State<Arc<Shared>>,
+    Path(order_no): Path<String>,
+    OptionalJson(action): OptionalJson<BuyerAction>,
+) -> ApiResult<Json<Value>> {
+    let now = shared.clock.now();
+    let mut world = shared.world();
+    known_user(&world, action.user.as_deref())?;
+    let open = world
+        .payments
+        .payments
+        .get(&order_no)
+        .ok_or_else(payment_not_found)?
+        .session
+        .clone();
+    let continues = open.as_ref().is_some_and(|s| {
+        action
+            .payment_no
+            .as_deref()
+            .is_none_or(|p| p == s.payment_no)
+    });
+    if !continues {
+        let choice = match action.payment_no.as_deref() {
+            Some(p) => MethodChoice::Channel(p),
+            None => MethodChoice::Implicit,
+        };
+        flow::start_session(&mut world, &order_no, choice, action.user.as_deref(), now)?;
+    }
+    flow::confirm_payment(&mut world, &order_no, true, now)?;
+    view(&shared, &world, &order_no)
+}
+
+/// POST /_sandbox/merchant-payments/{order_no}/checkout/session: the buyer starts a channel
+/// session without paying (the method is then locked).
+pub async fn session(
+    State(shared): State<Arc<Shared>>,
+    Path(order_no): Path<String>,
+    OptionalJson(action): OptionalJson<BuyerAction>,
+) -> ApiResult<Json<Value>> {
+    let now = shared.clock.now();
+    let mut world = shared.world();
+    known_user(&world, action.user.as_deref())?;
+    let choice = match action.payment_no.as_deref() {
+        Some(p) => MethodChoice::Channel(p),
+        None => MethodChoice::Implicit,
+    };
+    flow::start_session(&mut world, &order_no, choice, action.user.as_deref(), now)?;
+    view(&shared, &world, &order_no)
+}
+
+/// POST /_sandbox/merchant-payments/{order_no}/checkout/unclear: the channel's response to the
+/// open session becomes unclear.
+pub async fn unclear(
+    State(shared): State<Arc<Shared>>,
+    Path(order_no): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let mut world = shared.world();
+    flow::mark_unclear(&mut world, &order_no)?;
+    view(&shared, &world, &order_no)
+}
+
+/// Body of the force control.
+#[derive(Debug, Deserialize)]
+pub struct Force {
+    /// `review`, `paid`, `refunded` or `chargeback`.
+    pub status: String,
+}
+
+/// POST /_sandbox/merchant-payments/{order_no}/force: a platform-side transition. `review`
+/// (from pending), `paid` (a verified payment, also late after review or expiry; no wallet is
+/// debited), `refunded` and `chargeback` (from paid, keeping `event_id`). Transitions the
+/// contract does not have give 409 `payment_conflict`.
+pub async fn force(
+    State(shared): State<Arc<Shared>>,
+    Path(order_no): Path<String>,
+    JsonBody(body): JsonBody<Force>,
+) -> ApiResult<Json<Value>> {
+    let target = Status::parse(&body.status)
+        .filter(|s| {
+            matches!(
+                s,
+                Status::Review | Status::Paid | Status::Refunded | Status::Chargeback
+            )
+        })
+        .ok_or_else(|| {
+            ApiError::invalid_request("status must be review, paid, refunded or chargeback")
+                .field("status")
+        })?;
+    let now = shared.clock.now();
+    let mut world = shared.world();
+    let refused = || {
+        ApiError::new(StatusCode::CONFLICT, "payment_conflict")
+            .describe("the contract has no such transition from the payment's status")
+    };
+    if target == Status::Paid {
+        let World {
+            payments, channels, ..
+        } = &mut *world;
+        let payment = payments
+            .payments
+            .get_mut(&order_no)
+            .ok_or_else(payment_not_found)?;
+        if payment.session.is_none() && payment.status != Status::Paid {
+            let payment_no = payment
+                .fixed_payment_no
+                .clone()
+                .or_else(|| payment.methods.first().map(|m| m.payment_no.clone()))
+                .ok_or_else(refused)?;
+            let channel = channels.get(&payment_no);
+            let platform_coin = channel.is_some_and(|c| c.provider == "platform-coin");
+            payment.session = Some(ChannelSession {
+                trade_no: if platform_coin {
+                    format!("{PLATFORM_COIN_TRADE_MARKER}:{}", payment.order_no)
+                } else {
+                    random_hex("ctr_", 12)
+                },
+                test_mode: channel.is_some_and(|c| c.test_mode),
+                payment_no,
+                user: None,
+                started_at: now,
+                unclear: false,
+            });
+        }
+        if payment.status == Status::Paid {
+            return Err(refused());
+        }
+        flow::confirm_payment(&mut world, &order_no, false, now)?;
+    } else {
+        let trigger = match target {
+            Status::Review => Trigger::Review,
+            Status::Refunded => Trigger::Refund,
+            _ => Trigger::Chargeback,
+        };
+        let World {
+            payments,
+            notifications,
+            ..
+        } = &mut *world;
+        let payment = payments
+            .payments
+            .get_mut(&order_no)
+            .ok_or_else(payment_not_found)?;
+        machine::fire(payment, notifications, trigger, now).ok_or_else(refused)?;
+    }
+    view(&shared, &world, &order_no)
+}
+
+/// Body of the notification-default control.
+#[derive(Debug, Deserialize)]
+pub struct DefaultSetting {
+    /// Default notification address.
+    pub url: String,
+    /// Signing secret; generated (and returned once) when omitted.
+    pub secret: Option<String>,
+    /// Whether the default is enabled.
+    pub enabled: bool,
+}
+
+/// PUT /_sandbox/merchants/{merchant_no}/notification-default: the merchant-center default
+/// notification address, secret and enabled flag. Affects payments created afterwards only.
+pub async fn notification_default(
+    State(shared): State<Arc<Shared>>,
+    Path(merchant_no): Path<String>,
+    JsonBody(body): JsonBody<DefaultSetting>,
+) -> ApiResult<Json<Value>> {
+    validate_notify_url(&body.url, shared.allow_loopback_notify)?;
+    let generated = body.secret.is_none();
+    let secret = body.secret.unwrap_or_else(|| random_hex("whsec_", 32));
+    validate_secret(&secret)?;
+    let mut world = shared.world();
+    let merchant = world
+        .merchants
+        .get_mut(&merchant_no)
+        .ok_or_else(|| ApiError::not_found("unknown_merchant").describe("no such merchant"))?;
+    merchant.notify_default = Some(NotifyDefault {
+        url: body.url.clone(),
+        secret: secret.clone(),
+        enabled: body.enabled,
+    });
+    let mut answer = json!({ "url": body.url, "enabled": body.enabled });
+    if generated {
+        answer["secret"] = json!(secret);
+    }
+    Ok(Json(answer))
+}
+
+/// POST /_sandbox/sweep: runs the background sweep now. Answers how many payments changed.
+pub async fn run_sweep(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    let now = shared.clock.now();
+    let changed = machine::sweep(&mut shared.world(), now);
+    Json(json!({ "changed": changed }))
+}
+
+/// Body of PUT /_sandbox/sweep.
+#[derive(Debug, Deserialize)]
+pub struct SweepSetting {
+    /// False pauses the automatic sweep (reads still expire payments).
+    pub enabled: bool,
+}
+
+/// PUT /_sandbox/sweep: pauses or resumes the automatic sweep.
+pub async fn set_sweep(
+    State(shared): State<Arc<Shared>>,
+    JsonBody(body): JsonBody<SweepSetting>,
+) -> Json<Value> {
+    shared.world().payments.sweep.paused = !body.enabled;
+    Json(json!({ "enabled": body.enabled }))
+}

@@ -1,0 +1,101 @@
+//! The merchant-payment state machine of the contract ("States and transitions").
+//!
+//! Every status change goes through [`change_status`], which increments `status_version` and
+//! stores the change's notification event in the same critical section (the caller holds the
+//! world lock), so a change and its event are never seen apart.
+
+use time::OffsetDateTime;
+
+use super::model::{MerchantPayment, Status};
+use crate::notifications::NotificationStore;
+
+/// What happens to a payment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Trigger {
+    /// A read (query, list, checkout read) after `expires_at` with no channel session started.
+    ReadExpiry,
+    /// The background sweep after `expires_at`.
+    Sweep,
+    /// The channel payment was confirmed (also late, after review or expiry).
+    PaymentConfirmed,
+    /// Platform staff put the payment under review (channel result unclear).
+    Review,
+    /// Platform-confirmed refund.
+    Refund,
+    /// Platform-confirmed chargeback.
+    Chargeback,
+}
+
+/// The state a trigger leads to, or `None` when the contract has no such transition.
+/// `session_started` says whether a channel session was ever started; `due` whether
+/// `expires_at` has been reached.
+pub fn next_status(
+    from: Status,
+    trigger: Trigger,
+    session_started: bool,
+    due: bool,
+) -> Option<Status> {
+    use Status::*;
+    match (from, trigger) {
+        (Pending, Trigger::ReadExpiry) if due && !session_started => Some(Expired),
+        (Pending, Trigger::Sweep) if due && !session_started => Some(Expired),
+        (Pending, Trigger::Sweep) if due && session_started => Some(Review),
+        (Pending | Review | Expired, Trigger::PaymentConfirmed) => Some(Paid),
+        (Pending, Trigger::Review) => Some(Review),
+        (Paid, Trigger::Refund) => Some(Refunded),
+        (Paid, Trigger::Chargeback) => Some(Chargeback),
+        _ => None,
+    }
+}
+
+/// Applies `trigger` if the contract allows it; returns the new status when it changed.
+pub fn fire(
+    payment: &mut MerchantPayment,
+    notifications: &mut NotificationStore,
+    trigger: Trigger,
+    now: OffsetDateTime,
+) -> Option<Status> {
+    let due = now >= payment.expires_at;
+    let to = next_status(payment.status, trigger, payment.session.is_some(), due)?;
+    change_status(payment, notifications, to, now);
+    Some(to)
+}
+
+/// Moves a payment to `to`: increments `status_version` and stores the notification event
+/// (when notifications apply to this payment).
+pub fn change_status(
+    payment: &mut MerchantPayment,
+    notifications: &mut NotificationStore,
+    to: Status,
+    now: OffsetDateTime,
+) {
+    payment.status = to;
+    payment.status_version += 1;
+    notifications.record_event(payment, now);
+}
+
+/// The read rule: a pending payment whose `expires_at` is reached and on which no channel
+/// session was ever started turns expired when it is read.
+pub fn expire_on_read(
+    payment: &mut MerchantPayment,
+    notifications: &mut NotificationStore,
+    now: OffsetDateTime,
+) {
+    fire(payment, notifications, Trigger::ReadExpiry, now);
+}
+
+/// The background sweep over every payment: pending payments whose `expires_at` is reached turn
+/// expired (no channel session was started) or review (one was). Returns how many changed.
+pub fn sweep(world: &mut crate::state::World, now: OffsetDateTime) -> usize {
+    let crate::state::World {
+        payments,
+        notifications,
+        ..
+    } = world;
+    payments
+        .payments
+        .values_mut()
+        .filter(|p| p.status == Status::Pending && now >= p.expires_at)
+        .filter_map(|p| fire(p, notifications, Trigger::Sweep, now))
+        .count()
+}

@@ -1,0 +1,218 @@
+//! Choosing the notification configuration of a payment (contract, Events, "Choosing the
+//! notification configuration"): the per-payment inputs, their checks
+//! (`invalid_notify_config`, `invalid_notify_url`, `invalid_notify_secret`) and the resolution
+//! against the merchant default.
+
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+use axum::http::StatusCode;
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, ApiResult};
+use crate::merchant_payments::model::{NotifyTarget, Secret};
+use crate::state::NotifyDefault;
+
+/// `notify_url` limit in bytes.
+pub const MAX_NOTIFY_URL_BYTES: usize = 2048;
+/// Smallest `notify_secret`, in bytes.
+pub const MIN_SECRET_BYTES: usize = 32;
+/// Largest `notify_secret`, in bytes.
+pub const MAX_SECRET_BYTES: usize = 256;
+
+/// What the creation request said about notifications (one row of the contract's table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotifyInput {
+    /// No notification parameters: the merchant default if it is enabled, else none.
+    Omitted,
+    /// `notify_enabled` false: none, even if the default is enabled.
+    Disabled,
+    /// `notify_enabled` true without a pair: the enabled default, else the creation is refused.
+    EnabledDefault,
+    /// `notify_url` with `notify_secret`: overrides the default.
+    Explicit(NotifyTarget),
+}
+
+fn config_error(description: &str) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "invalid_notify_config").describe(description)
+}
+
+/// Reads `notify_enabled`, `notify_url` and `notify_secret` and checks how they combine, then
+/// the address and the secret.
+pub fn parse_inputs(body: &Map<String, Value>, allow_loopback: bool) -> ApiResult<NotifyInput> {
+    let present = |name: &str| body.get(name).filter(|v| !v.is_null());
+    let enabled = match present("notify_enabled") {
+        None => None,
+        Some(Value::Bool(b)) => Some(*b),
+        Some(_) => {
+            return Err(
+                ApiError::invalid_request("notify_enabled must be a boolean")
+                    .field("notify_enabled"),
+            );
+        }
+    };
+    let url = match present("notify_url") {
+        None => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => return Err(url_error("notify_url must be a string")),
+    };
+    let secret = match present("notify_secret") {
+        None => None,
+        Some(Value::String(s)) => Some(s.as_str()),
+        Some(_) => return Err(secret_error("notify_secret must be a string")),
+    };
+    match (enabled, url, secret) {
+        (Some(false), None, None) => Ok(NotifyInput::Disabled),
+        (Some(false), _, _) => Err(config_error(
+            "notify_enabled false must not be combined with notify_url or notify_secret",
+        )),
+        (_, Some(_), None) | (_, None, Some(_)) => Err(config_error(
+            "notify_url and notify_secret must be sent together",
+        )),
+        (Some(true), None, None) => Ok(NotifyInput::EnabledDefault),
+        (None, None, None) => Ok(NotifyInput::Omitted),
+        (_, Some(url), Some(secret)) => {
+            validate_notify_url(url, allow_loopback)?;
+            validate_secret(secret)?;
+            Ok(NotifyInput::Explicit(NotifyTarget {
+                url: url.to_owned(),
+                secret: Secret(secret.to_owned()),
+            }))
+        }
+    }
+}
+
+/// The effective configuration at creation: explicit pair, the enabled default, or none.
+/// `notify_enabled` true with neither usable refuses the creation (`invalid_notify_config`).
+pub fn resolve(
+    input: &NotifyInput,
+    default: Option<&NotifyDefault>,
+) -> ApiResult<Option<NotifyTarget>> {
+    let enabled_default = default.filter(|d| d.enabled).map(|d| NotifyTarget {
+        url: d.url.clone(),
+        secret: Secret(d.secret.clone()),
+    });
+    match input {
+        NotifyInput::Omitted => Ok(enabled_default),
+        NotifyInput::Disabled => Ok(None),
+        NotifyInput::EnabledDefault => enabled_default.map(Some).ok_or_else(|| {
+            config_error(
+                "notify_enabled is true but no notify_url and notify_secret were given and the merchant has no enabled default",
+            )
+        }),
+        NotifyInput::Explicit(target) => Ok(Some(target.clone())),
+    }
+}
+
+fn url_error(description: &str) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "invalid_notify_url")
+        .describe(description)
+        .field("notify_url")
+}
+
+fn secret_error(description: &str) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "invalid_notify_secret")
+        .describe(description)
+        .field("notify_secret")
+}
+
+/// `notify_url`: public HTTPS only, max 2048 bytes, no user info, no fragment, no
+/// private-network target. With `allow_loopback` (sandbox only) plain-HTTP or HTTPS loopback
+/// targets are accepted so that local receivers can be tested.
+pub fn validate_notify_url(raw: &str, allow_loopback: bool) -> ApiResult<()> {
+    if raw.len() > MAX_NOTIFY_URL_BYTES {
+        return Err(url_error("notify_url exceeds 2048 bytes"));
+    }
+    if raw
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
+    {
+        return Err(url_error(
+            "notify_url must not contain whitespace, control characters or backslashes",
+        ));
+    }
+    let url =
+        url::Url::parse(raw).map_err(|_| url_error("notify_url is not a valid absolute URL"))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(url_error("notify_url must not contain user info"));
+    }
+    if url.fragment().is_some() {
+        return Err(url_error("notify_url must not contain a fragment"));
+    }
+    let loopback = match url.host() {
+        Some(url::Host::Domain(d)) => is_loopback_name(d),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => return Err(url_error("notify_url must name a host")),
+    };
+    if loopback && allow_loopback && matches!(url.scheme(), "http" | "https") {
+        return Ok(());
+    }
+    if url.scheme() != "https" {
+        return Err(url_error("notify_url must be a public https address"));
+    }
+    let private = match url.host() {
+        Some(url::Host::Domain(d)) => is_private_name(d),
+        Some(url::Host::Ipv4(ip)) => is_private_v4(ip),
+        Some(url::Host::Ipv6(ip)) => is_private_v6(ip),
+        None => true,
+    };
+    if private {
+        return Err(url_error(
+            "notify_url must not point to a private or loopback network address",
+        ));
+    }
+    Ok(())
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    host == "localhost" || host.ends_with(".localhost")
+}
+
+fn is_private_name(host: &str) -> bool {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    is_loopback_name(&host)
+        || !host.contains('.')
+        || [".local", ".internal", ".lan", ".home.arpa", ".intranet"]
+            .iter()
+            .any(|suffix| host.ends_with(suffix))
+}
+
+fn is_private_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, ..] = ip.octets();
+    ip.is_private()
+        || ip.is_loopback()
+        || ip.is_link_local()
+        || ip.is_unspecified()
+        || ip.is_broadcast()
+        || ip.is_multicast()
+        || ip.is_documentation()
+        || a == 0
+        || (a == 100 && (64..128).contains(&b))
+        || (a == 198 && (b == 18 || b == 19))
+        || a >= 240
+}
+
+fn is_private_v6(ip: Ipv6Addr) -> bool {
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return is_private_v4(v4);
+    }
+    let first = ip.segments()[0];
+    ip.is_loopback()
+        || ip.is_unspecified()
+        || ip.is_multicast()
+        || (first & 0xfe00) == 0xfc00
+        || (first & 0xffc0) == 0xfe80
+        || first == 0x2001 && ip.segments()[1] == 0x0db8
+}
+
+/// `notify_secret`: 32 to 256 bytes, no whitespace.
+pub fn validate_secret(secret: &str) -> ApiResult<()> {
+    if !(MIN_SECRET_BYTES..=MAX_SECRET_BYTES).contains(&secret.len()) {
+        return Err(secret_error("notify_secret must be 32 to 256 bytes"));
+    }
+    if secret.chars().any(char::is_whitespace) {
+        return Err(secret_error("notify_secret must not contain whitespace"));
+    }
+    Ok(())
+}

@@ -1,0 +1,95 @@
+//! Business endpoints of notification delivery records: the list and the re-queue.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use serde_json::{Value, json};
+
+use super::store::{logged_view, record_view};
+use crate::auth::{Accepts, Caller};
+use crate::error::{ApiError, ApiResult};
+use crate::limits::{self, Bucket};
+use crate::merchant_payments::handlers::{effective_limit, payment_not_found};
+use crate::state::Shared;
+
+/// GET /openapi/v1/merchant-payments/{order_no}/notifications: the payment's delivery records,
+/// status version descending, at most `limit` (default 20, out of range → 20). Only the
+/// caller's own payments are visible.
+pub async fn list_records(
+    State(shared): State<Arc<Shared>>,
+    caller: Caller,
+    Path(order_no): Path<String>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> ApiResult<Json<Value>> {
+    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.read")?;
+    limits::check(&shared, Bucket::MerchantRead, &caller.client_id)?;
+    let limit = query
+        .map(|Query(q)| effective_limit(q.get("limit").map(String::as_str)))
+        .unwrap_or_else(|_| effective_limit(None));
+    let world = shared.world();
+    world
+        .payments
+        .payments
+        .get(&order_no)
+        .filter(|p| p.merchant_no == merchant_no)
+        .ok_or_else(payment_not_found)?;
+    let mut records: Vec<_> = world
+        .notifications
+        .records
+        .get(&order_no)
+        .map(|list| list.iter().collect())
+        .unwrap_or_default();
+    records.sort_by_key(|r| std::cmp::Reverse(r.status_version));
+    let items: Vec<Value> = records.into_iter().take(limit).map(record_view).collect();
+    Ok(Json(json!({ "items": items })))
+}
+
+/// POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry: re-queues an
+/// exhausted notification. 202 `{"accepted": true}`; a delivered or pending one queues
+/// nothing; no new event, no status change.
+pub async fn requeue(
+    State(shared): State<Arc<Shared>>,
+    caller: Caller,
+    Path((order_no, event_id)): Path<(String, String)>,
+) -> ApiResult<(StatusCode, Json<Value>)> {
+    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.create")?;
+    limits::check(&shared, Bucket::NotificationRetry, &caller.client_id)?;
+    let now = shared.clock.now();
+    let mut world = shared.world();
+    world
+        .payments
+        .payments
+        .get(&order_no)
+        .filter(|p| p.merchant_no == merchant_no)
+        .ok_or_else(payment_not_found)?;
+    world
+        .notifications
+        .requeue(&order_no, &event_id, now)
+        .ok_or_else(|| {
+            ApiError::not_found("payment_not_found")
+                .describe("this payment has no notification with that event id")
+        })?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "accepted": true }))))
+}
+
+/// GET /_sandbox/notifications/attempts: every delivery attempt (target, headers, raw body,
+/// result), oldest first. Optional `order_no` filter.
+pub async fn attempts(
+    State(shared): State<Arc<Shared>>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Json<Value> {
+    let order_no = query.ok().and_then(|Query(q)| q.get("order_no").cloned());
+    let world = shared.world();
+    let items: Vec<Value> = world
+        .notifications
+        .log
+        .iter()
+        .filter(|a| order_no.as_ref().is_none_or(|o| *o == a.order_no))
+        .map(logged_view)
+        .collect();
+    Json(json!({ "items": items }))
+}
