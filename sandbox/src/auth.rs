@@ -251,6 +251,14 @@ impl Caller {
     }
 }
 
+/// The token of an `Authorization: Bearer <token>` header value (scheme case-insensitive, as
+/// in RFC 6750); `None` for any other scheme or an empty token.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
 impl FromRequestParts<Arc<Shared>> for Caller {
     type Rejection = ApiError;
 
@@ -259,8 +267,7 @@ impl FromRequestParts<Arc<Shared>> for Caller {
             .headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
+            .and_then(bearer_token)
             .ok_or_else(ApiError::invalid_token)?;
         let now = shared.clock.now();
         let world = shared.world();
