@@ -66,10 +66,13 @@ async fn client_credentials_tokens_never_carry_user_scopes() {
     }
 }
 
+/// Form fields of a token request.
+type Form = &'static [(&'static str, &'static str)];
+
 #[tokio::test]
 async fn token_request_errors_follow_oauth() {
     let env = Env::start().await;
-    let cases: &[(&[(&str, &str)], u16, &str)] = &[
+    let cases: &[(Form, u16, &str)] = &[
         (
             &[
                 ("grant_type", "password"),
