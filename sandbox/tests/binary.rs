@@ -1,0 +1,206 @@
+//! The standalone binary: starts, writes its endpoints to `--ready-file`, prints its endpoints
+//! and the seeded credentials, and serves real requests (issue 2, "Done when").
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+use storefront_sandbox::seed;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_storefront-sandbox");
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let dir = std::env::temp_dir().join(format!("sbx-{name}-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Kills the child on drop, so a failing test never leaves the binary running.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts the binary and waits for its ready file (the process exiting first fails the test).
+fn start(args: &[&str], ready: &Path) -> (Running, Value) {
+    let child = Command::new(BINARY)
+        .args(args)
+        .arg("--ready-file")
+        .arg(ready)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut running = Running(child);
+    // Polls for readiness; the bound only stops a broken build from hanging the suite.
+    for _ in 0..1200 {
+        if let Ok(text) = std::fs::read_to_string(ready) {
+            return (
+                running,
+                serde_json::from_str(&text).expect("the ready file is JSON"),
+            );
+        }
+        if let Some(status) = running.0.try_wait().unwrap() {
+            let mut stderr = String::new();
+            running
+                .0
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut stderr)
+                .unwrap();
+            panic!("the binary exited with {status}: {stderr}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the binary never became ready");
+}
+
+fn stdout_of(mut running: Running) -> String {
+    let _ = running.0.kill();
+    let _ = running.0.wait();
+    let mut out = String::new();
+    running
+        .0
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    out
+}
+
+#[tokio::test]
+async fn binary_writes_its_endpoints_to_the_ready_file_prints_credentials_and_serves() {
+    let dir = scratch_dir("plain");
+    let ready_path = dir.join("ready.json");
+    let (running, ready) = start(&["--port", "0"], &ready_path);
+    let origin = ready["origin"].as_str().unwrap();
+    assert!(origin.starts_with("http://127.0.0.1:"), "{ready}");
+    assert_eq!(ready["base_url"], format!("{origin}{}", seed::API_PREFIX));
+    assert_eq!(
+        ready["token_endpoint"],
+        format!("{origin}{}", seed::TOKEN_PATH)
+    );
+    assert_eq!(
+        ready["userinfo_endpoint"],
+        format!("{origin}{}", seed::USERINFO_PATH)
+    );
+    assert_eq!(
+        ready["control_url"],
+        format!("{origin}{}", seed::CONTROL_PREFIX)
+    );
+    assert!(ready["ca_pem_path"].is_null());
+
+    let http = reqwest::Client::builder()
+        .tls_backend_preconfigured(
+            rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(rustls::RootCertStore::empty())
+            .with_no_client_auth(),
+        )
+        .build()
+        .unwrap();
+    let token: Value = http
+        .post(ready["token_endpoint"].as_str().unwrap())
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", seed::MERCHANT_CLIENT_ID),
+            ("client_secret", seed::MERCHANT_CLIENT_SECRET),
+        ])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let products: Value = http
+        .get(format!(
+            "{}/openapi/v1/products",
+            ready["base_url"].as_str().unwrap()
+        ))
+        .bearer_auth(token["access_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(products["total"], seed::ENABLED_PRODUCT_COUNT);
+
+    let printed = stdout_of(running);
+    for expected in [
+        origin,
+        ready["base_url"].as_str().unwrap(),
+        ready["token_endpoint"].as_str().unwrap(),
+        ready["userinfo_endpoint"].as_str().unwrap(),
+        seed::MERCHANT_CLIENT_ID,
+        seed::MERCHANT_CLIENT_SECRET,
+        seed::USER_ALICE,
+    ] {
+        assert!(
+            printed.contains(expected),
+            "{expected} not printed in:\n{printed}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn binary_with_tls_writes_the_ca_next_to_the_ready_file() {
+    let dir = scratch_dir("tls");
+    let ready_path = dir.join("ready.json");
+    let (running, ready) = start(&["--port", "0", "--tls"], &ready_path);
+    let origin = ready["origin"].as_str().unwrap();
+    assert!(origin.starts_with("https://127.0.0.1:"), "{ready}");
+    let pem = std::fs::read_to_string(ready["ca_pem_path"].as_str().unwrap()).unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in rustls::pki_types::pem::PemObject::pem_slice_iter(pem.as_bytes()) {
+        roots.add(cert.unwrap()).unwrap();
+    }
+    let http = reqwest::Client::builder()
+        .tls_backend_preconfigured(
+            rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+                rustls::crypto::ring::default_provider(),
+            ))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth(),
+        )
+        .build()
+        .unwrap();
+    let response = http
+        .post(ready["token_endpoint"].as_str().unwrap())
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", seed::MERCHANT_CLIENT_ID),
+            ("client_secret", seed::MERCHANT_CLIENT_SECRET),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    drop(running);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn binary_refuses_unknown_arguments_with_usage() {
+    let output = Command::new(BINARY).arg("--bogus").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("usage:"));
+}
