@@ -86,6 +86,14 @@ fn catalog_flow_through_the_c_abi() {
 fn errors_keep_status_code_and_field() {
     let env = Env::start();
     let client = env.client();
+    let (code, detail) = ok_or_err(|o, e| unsafe {
+        sf_merchant_payment_get(client, c("MP_DOES_NOT_EXIST").as_ptr(), o, e)
+    })
+    .unwrap_err();
+    assert_eq!(code, sf_result::Api);
+    assert_eq!(detail["http_status"], 404);
+    assert_eq!(detail["error"], "payment_not_found");
+
     let long = "x".repeat(501);
     let request = format!(
         r#"{{"external_reference":"R-1","amount_minor":1250,"currency":"USD","description":"{long}"}}"#

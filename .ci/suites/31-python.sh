@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Python wrapper (bindings/python): pytest against the standalone sandbox, over the debug
+# C library shared with the other binding suites.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-pip; }
+if ! python3 -c "import pytest" 2>/dev/null; then
+  python3 -m pip install --quiet pytest 2>/dev/null \
+    || { apt-get update -qq && apt-get install -y -qq python3-pytest; }
+fi
+# One debug build serves the C, Python and PHP suites (cargo skips it when up to date).
+cargo build --quiet -p storefront --features capi -p storefront-sandbox
+export STOREFRONT_LIB="$PWD/target/debug/libstorefront.so"
+export STOREFRONT_SANDBOX_BIN="$PWD/target/debug/storefront-sandbox"
+cd bindings/python
+python3 -m pytest -q -p no:cacheprovider tests

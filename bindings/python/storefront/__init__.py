@@ -1,0 +1,95 @@
+"""storefront: merchant collection and catalog orders, over the storefront C library.
+
+A thin ctypes wrapper: every rule of the service contract (retries, idempotency keys, token
+handling, redirect resolution, webhook checks) lives in the Rust core behind the C ABI; this
+package converts Python values to the service's JSON shapes and failures to exceptions.
+Amounts are ``int`` (minor units, or eight-decimal fixed point for catalog amounts), never
+``float``.
+"""
+
+from ._lib import lib as _load
+from .client import Client, UserSession
+from .errors import (
+    ApiError,
+    ConfigError,
+    DeadlineExceededError,
+    DecodeError,
+    ExpectationMismatchError,
+    InputTooLargeError,
+    InvalidArgumentError,
+    InvalidJsonError,
+    InvalidUtf8Error,
+    NullArgumentError,
+    OutcomeUnknownError,
+    PanicError,
+    ProviderResultPendingError,
+    ResponseMismatchError,
+    StorefrontError,
+    TimeoutError,
+    TlsError,
+    TokenProviderError,
+    TransportError,
+    ValidationError,
+    WaitTimeoutError,
+    WebhookBodyError,
+    WebhookConfigError,
+    WebhookError,
+    WebhookEventIdError,
+    WebhookHeaderError,
+    WebhookSignatureError,
+    WebhookTimestampError,
+    WrongTokenSubjectError,
+)
+from .helpers import other_ipu
+from .webhook import (
+    WebhookVerifier,
+    check_expectation,
+    sign_webhook,
+    status_version_decision,
+)
+
+
+def library_version() -> str:
+    """Version of the loaded C library."""
+    return _load().sf_version().decode("utf-8")
+
+
+__all__ = [
+    "ApiError",
+    "Client",
+    "ConfigError",
+    "DeadlineExceededError",
+    "DecodeError",
+    "ExpectationMismatchError",
+    "InputTooLargeError",
+    "InvalidArgumentError",
+    "InvalidJsonError",
+    "InvalidUtf8Error",
+    "NullArgumentError",
+    "OutcomeUnknownError",
+    "PanicError",
+    "ProviderResultPendingError",
+    "ResponseMismatchError",
+    "StorefrontError",
+    "TimeoutError",
+    "TlsError",
+    "TokenProviderError",
+    "TransportError",
+    "UserSession",
+    "ValidationError",
+    "WaitTimeoutError",
+    "WebhookBodyError",
+    "WebhookConfigError",
+    "WebhookError",
+    "WebhookEventIdError",
+    "WebhookHeaderError",
+    "WebhookSignatureError",
+    "WebhookTimestampError",
+    "WebhookVerifier",
+    "WrongTokenSubjectError",
+    "check_expectation",
+    "library_version",
+    "other_ipu",
+    "sign_webhook",
+    "status_version_decision",
+]

@@ -1,0 +1,118 @@
+"""Loads the storefront C library and declares the signatures of include/storefront.h.
+
+The library is found through the ``STOREFRONT_LIB`` environment variable (a path to the
+shared library), else next to this package (``libstorefront.so`` / ``.dylib`` /
+``storefront.dll``). Returned ``char *`` that the caller must free are typed ``c_void_p``, never
+``c_char_p``: ctypes would convert a ``c_char_p`` to ``bytes`` and lose the pointer to free.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from ctypes import POINTER, c_char_p, c_int64, c_size_t, c_uint16, c_uint32, c_uint64, c_void_p
+from pathlib import Path
+from typing import Optional
+
+c_result = c_uint32
+_p = POINTER(c_void_p)  # out-parameter for a handle, a string or an error
+
+# name -> (argument types, return type); kept in the header's order. A test compares this table
+# with include/storefront.h so that the two cannot drift.
+SIGNATURES = {
+    "sf_error_result": ([c_void_p], c_result),
+    "sf_error_http_status": ([c_void_p], c_uint16),
+    "sf_error_retry_after_ms": ([c_void_p], c_int64),
+    "sf_error_message": ([c_void_p], c_char_p),
+    "sf_error_code": ([c_void_p], c_char_p),
+    "sf_error_description": ([c_void_p], c_char_p),
+    "sf_error_field": ([c_void_p], c_char_p),
+    "sf_error_json": ([c_void_p], c_char_p),
+    "sf_error_free": ([c_void_p], None),
+    "sf_string_free": ([c_void_p], None),
+    "sf_max_input_bytes": ([], c_size_t),
+    "sf_version": ([], c_char_p),
+    "sf_client_new": ([c_char_p, _p, _p], c_result),
+    "sf_client_free": ([c_void_p], None),
+    "sf_client_authenticate": ([c_void_p, _p, _p], c_result),
+    "sf_merchant_profile_get": ([c_void_p, c_char_p, _p, _p], c_result),
+    "sf_products_list": ([c_void_p, c_char_p, c_char_p, _p, _p], c_result),
+    "sf_userinfo_get": ([c_void_p, c_char_p, _p, _p], c_result),
+    "sf_order_create": ([c_void_p, c_char_p, c_char_p, _p, _p], c_result),
+    "sf_order_get": ([c_void_p, c_char_p, c_char_p, _p, _p], c_result),
+    "sf_payment_start": ([c_void_p, c_char_p, c_char_p, c_char_p, _p, _p], c_result),
+    "sf_payment_status": ([c_void_p, c_char_p, c_char_p, _p, _p], c_result),
+    "sf_payment_wait": ([c_void_p, c_char_p, c_char_p, c_uint64, c_uint64, _p, _p], c_result),
+    "sf_other_ipu_build": ([c_char_p, c_char_p, _p, _p], c_result),
+    "sf_channels_list": ([c_void_p, _p, _p], c_result),
+    "sf_merchant_payment_create": ([c_void_p, c_char_p, _p, _p], c_result),
+    "sf_merchant_payment_get": ([c_void_p, c_char_p, _p, _p], c_result),
+    "sf_merchant_payments_list": ([c_void_p, c_char_p, _p, _p], c_result),
+    "sf_notification_records_list": ([c_void_p, c_char_p, c_uint32, _p, _p], c_result),
+    "sf_notification_requeue": ([c_void_p, c_char_p, c_char_p, _p, _p], c_result),
+    "sf_webhook_verifier_new": ([c_char_p, _p, _p], c_result),
+    "sf_webhook_verifier_free": ([c_void_p], None),
+    "sf_webhook_verify": (
+        [c_void_p, c_char_p, c_char_p, c_char_p, c_void_p, c_size_t, _p, _p],
+        c_result,
+    ),
+    "sf_webhook_verify_at": (
+        [c_void_p, c_char_p, c_char_p, c_char_p, c_void_p, c_size_t, c_int64, _p, _p],
+        c_result,
+    ),
+    "sf_webhook_sign": ([c_char_p, c_int64, c_void_p, c_size_t, _p, _p], c_result),
+    "sf_payment_expectation_check": ([c_char_p, c_char_p, _p], c_result),
+    "sf_status_version_decision": ([c_int64, c_uint64], c_uint32),
+}
+
+_lock = threading.Lock()
+_lib: Optional[ctypes.CDLL] = None
+
+
+def _candidates() -> list:
+    env = os.environ.get("STOREFRONT_LIB")
+    if env:
+        return [Path(env)]
+    here = Path(__file__).resolve().parent
+    if sys.platform == "darwin":
+        names = ["libstorefront.dylib"]
+    elif sys.platform == "win32":
+        names = ["storefront.dll"]
+    else:
+        names = ["libstorefront.so"]
+    return [here / name for name in names]
+
+
+def lib() -> ctypes.CDLL:
+    """The loaded library with every signature declared (loaded once, thread-safe)."""
+    global _lib
+    with _lock:
+        if _lib is None:
+            tried = _candidates()
+            for path in tried:
+                if path.is_file():
+                    loaded = ctypes.CDLL(str(path))
+                    break
+            else:
+                raise OSError(
+                    "storefront C library not found (set STOREFRONT_LIB to its path); tried: "
+                    + ", ".join(str(p) for p in tried)
+                )
+            for name, (argtypes, restype) in SIGNATURES.items():
+                function = getattr(loaded, name)
+                function.argtypes = argtypes
+                function.restype = restype
+            _lib = loaded
+        return _lib
+
+
+def take_string(pointer: c_void_p) -> str:
+    """Copies a library-owned string out as ``str`` and frees it with ``sf_string_free``."""
+    if not pointer.value:
+        raise RuntimeError("library returned success without a result string")
+    try:
+        return ctypes.string_at(pointer.value).decode("utf-8")
+    finally:
+        lib().sf_string_free(pointer)
