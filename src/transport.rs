@@ -59,6 +59,17 @@ pub(crate) enum Body {
     Form(Vec<(&'static str, String)>),
 }
 
+impl Drop for Body {
+    /// The token request's form carries the client secret: wipe it once sent.
+    fn drop(&mut self) {
+        if let Body::Form(fields) = self {
+            for (_, value) in fields.iter_mut() {
+                zeroize::Zeroize::zeroize(value);
+            }
+        }
+    }
+}
+
 /// One logical request (retries resend it).
 pub(crate) struct Request<'a> {
     pub op: Operation,
