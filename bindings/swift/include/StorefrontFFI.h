@@ -385,7 +385,7 @@ uint64_t uniffi_storefront_fn_method_usersession_userinfo(uint64_t ptr
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_WAIT_FOR_PAYMENT
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_WAIT_FOR_PAYMENT
-uint64_t uniffi_storefront_fn_method_usersession_wait_for_payment(uint64_t ptr, RustBuffer order_no, uint64_t interval_ms, uint64_t timeout_ms
+uint64_t uniffi_storefront_fn_method_usersession_wait_for_payment(uint64_t ptr, RustBuffer order_no, int64_t interval_ms, int64_t timeout_ms
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_SECRET

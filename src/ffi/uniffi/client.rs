@@ -240,12 +240,15 @@ impl UserSession {
     pub async fn wait_for_payment(
         &self,
         order_no: String,
-        interval_ms: u64,
-        timeout_ms: u64,
+        interval_ms: i64,
+        timeout_ms: i64,
     ) -> Result<PaymentWaitOutcome> {
-        if interval_ms == 0 {
-            return Err(invalid("interval_ms", "must be positive"));
-        }
+        let interval_ms = u64::try_from(interval_ms)
+            .ok()
+            .filter(|ms| *ms > 0)
+            .ok_or_else(|| invalid("interval_ms", "must be positive"))?;
+        let timeout_ms =
+            u64::try_from(timeout_ms).map_err(|_| invalid("timeout_ms", "must not be negative"))?;
         let outcome = self
             .inner
             .wait_for_payment(

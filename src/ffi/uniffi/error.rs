@@ -138,7 +138,7 @@ pub enum StorefrontError {
     #[error("HTTP {status} {code:?}")]
     Api {
         /// HTTP status.
-        status: u16,
+        status: i32,
         /// The `error` code.
         code: ErrorCode,
         /// `error_description` (display text: never branch on it).
@@ -146,7 +146,7 @@ pub enum StorefrontError {
         /// `field` naming the rejected parameter.
         field: Option<String>,
         /// `Retry-After` in seconds (429 `rate_limited`).
-        retry_after_seconds: Option<u64>,
+        retry_after_seconds: Option<i64>,
     },
     /// HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
     /// failure to retry: keep the original payment and check it later.
@@ -167,7 +167,7 @@ pub enum StorefrontError {
         /// The contract's advice.
         advice: String,
         /// HTTP status, when the service answered (5xx).
-        status: Option<u16>,
+        status: Option<i32>,
         /// The `error` code, when the service answered with one.
         code: Option<ErrorCode>,
     },
@@ -186,17 +186,17 @@ pub enum StorefrontError {
         /// Description of the last failure seen.
         detail: String,
         /// HTTP status of the last service error, if any.
-        status: Option<u16>,
+        status: Option<i32>,
         /// `error` code of the last service error, if any.
         code: Option<ErrorCode>,
         /// `Retry-After` in seconds of the last service error, if any.
-        retry_after_seconds: Option<u64>,
+        retry_after_seconds: Option<i64>,
     },
     /// A response could not be decoded into the expected type.
     #[error("could not decode response (HTTP {status}): {detail}")]
     Decode {
         /// HTTP status of the response.
-        status: u16,
+        status: i32,
         /// What was wrong.
         detail: String,
     },
@@ -248,15 +248,16 @@ pub enum StorefrontError {
     },
 }
 
-fn retry_after_seconds(api: &CoreApiError) -> Option<u64> {
-    api.retry_after.map(|d| d.as_secs())
+fn retry_after_seconds(api: &CoreApiError) -> Option<i64> {
+    api.retry_after
+        .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
 }
 
 impl From<CoreError> for StorefrontError {
     fn from(error: CoreError) -> Self {
         match &error {
             CoreError::Api(api) => StorefrontError::Api {
-                status: api.status,
+                status: i32::from(api.status),
                 code: (&api.error).into(),
                 error_description: api.error_description.clone(),
                 field: api.field.clone(),
@@ -274,7 +275,7 @@ impl From<CoreError> for StorefrontError {
                 operation: operation.to_string(),
                 observed: cause.clone(),
                 advice: (*advice).to_owned(),
-                status: api.as_ref().map(|a| a.status),
+                status: api.as_ref().map(|a| i32::from(a.status)),
                 code: api.as_ref().map(|a| (&a.error).into()),
             },
             CoreError::Transport { kind, message } => StorefrontError::Transport {
@@ -285,13 +286,13 @@ impl From<CoreError> for StorefrontError {
                 let api = error.api();
                 StorefrontError::DeadlineExceeded {
                     detail: error.to_string(),
-                    status: api.map(|a| a.status),
+                    status: api.map(|a| i32::from(a.status)),
                     code: api.map(|a| (&a.error).into()),
                     retry_after_seconds: api.and_then(retry_after_seconds),
                 }
             }
             CoreError::Decode { status, message } => StorefrontError::Decode {
-                status: *status,
+                status: i32::from(*status),
                 detail: message.clone(),
             },
             CoreError::Validation { field, message } => StorefrontError::Validation {

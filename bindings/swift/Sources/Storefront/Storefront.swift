@@ -471,11 +471,11 @@ private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt16: FfiConverterPrimitive {
-    typealias FfiType = UInt16
-    typealias SwiftType = UInt16
+fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
+    typealias FfiType = UInt32
+    typealias SwiftType = UInt32
 
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt16 {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
         return try lift(readInt(&buf))
     }
 
@@ -487,15 +487,15 @@ fileprivate struct FfiConverterUInt16: FfiConverterPrimitive {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
-    typealias FfiType = UInt32
-    typealias SwiftType = UInt32
+fileprivate struct FfiConverterInt32: FfiConverterPrimitive {
+    typealias FfiType = Int32
+    typealias SwiftType = Int32
 
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Int32 {
         return try lift(readInt(&buf))
     }
 
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+    public static func write(_ value: Int32, into buf: inout [UInt8]) {
         writeInt(&buf, lower(value))
     }
 }
@@ -1413,7 +1413,7 @@ public protocol UserSessionProtocol: AnyObject, Sendable {
      * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
      * the coroutine / task stops the polling.
      */
-    func waitForPayment(orderNo: String, intervalMs: UInt64, timeoutMs: UInt64) async throws  -> PaymentWaitOutcome
+    func waitForPayment(orderNo: String, intervalMs: Int64, timeoutMs: Int64) async throws  -> PaymentWaitOutcome
     
 }
 /**
@@ -1635,12 +1635,12 @@ open func userinfo()async throws  -> [String: JsonValue]  {
      * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
      * the coroutine / task stops the polling.
      */
-open func waitForPayment(orderNo: String, intervalMs: UInt64, timeoutMs: UInt64)async throws  -> PaymentWaitOutcome  {
+open func waitForPayment(orderNo: String, intervalMs: Int64, timeoutMs: Int64)async throws  -> PaymentWaitOutcome  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
                 uniffi_storefront_fn_method_usersession_wait_for_payment(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterUInt64.lower(intervalMs),FfiConverterUInt64.lower(timeoutMs)
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterInt64.lower(intervalMs),FfiConverterInt64.lower(timeoutMs)
                 )
             },
             pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
@@ -5968,7 +5968,7 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
     case Api(
         /**
          * HTTP status.
-         */status: UInt16, 
+         */status: Int32, 
         /**
          * The `error` code.
          */code: ErrorCode, 
@@ -5980,7 +5980,7 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */field: String?, 
         /**
          * `Retry-After` in seconds (429 `rate_limited`).
-         */retryAfterSeconds: UInt64?
+         */retryAfterSeconds: Int64?
     )
     /**
      * HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
@@ -6008,7 +6008,7 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */advice: String, 
         /**
          * HTTP status, when the service answered (5xx).
-         */status: UInt16?, 
+         */status: Int32?, 
         /**
          * The `error` code, when the service answered with one.
          */code: ErrorCode?
@@ -6034,13 +6034,13 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */detail: String, 
         /**
          * HTTP status of the last service error, if any.
-         */status: UInt16?, 
+         */status: Int32?, 
         /**
          * `error` code of the last service error, if any.
          */code: ErrorCode?, 
         /**
          * `Retry-After` in seconds of the last service error, if any.
-         */retryAfterSeconds: UInt64?
+         */retryAfterSeconds: Int64?
     )
     /**
      * A response could not be decoded into the expected type.
@@ -6048,7 +6048,7 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
     case Decode(
         /**
          * HTTP status of the response.
-         */status: UInt16, 
+         */status: Int32, 
         /**
          * What was wrong.
          */detail: String
@@ -6145,11 +6145,11 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
 
         
         case 1: return .Api(
-            status: try FfiConverterUInt16.read(from: &buf), 
+            status: try FfiConverterInt32.read(from: &buf), 
             code: try FfiConverterTypeErrorCode.read(from: &buf), 
             errorDescription: try FfiConverterOptionString.read(from: &buf), 
             field: try FfiConverterOptionString.read(from: &buf), 
-            retryAfterSeconds: try FfiConverterOptionUInt64.read(from: &buf)
+            retryAfterSeconds: try FfiConverterOptionInt64.read(from: &buf)
             )
         case 2: return .ProviderResultPending(
             errorDescription: try FfiConverterOptionString.read(from: &buf)
@@ -6158,7 +6158,7 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
             operation: try FfiConverterString.read(from: &buf), 
             observed: try FfiConverterString.read(from: &buf), 
             advice: try FfiConverterString.read(from: &buf), 
-            status: try FfiConverterOptionUInt16.read(from: &buf), 
+            status: try FfiConverterOptionInt32.read(from: &buf), 
             code: try FfiConverterOptionTypeErrorCode.read(from: &buf)
             )
         case 4: return .Transport(
@@ -6167,12 +6167,12 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
             )
         case 5: return .DeadlineExceeded(
             detail: try FfiConverterString.read(from: &buf), 
-            status: try FfiConverterOptionUInt16.read(from: &buf), 
+            status: try FfiConverterOptionInt32.read(from: &buf), 
             code: try FfiConverterOptionTypeErrorCode.read(from: &buf), 
-            retryAfterSeconds: try FfiConverterOptionUInt64.read(from: &buf)
+            retryAfterSeconds: try FfiConverterOptionInt64.read(from: &buf)
             )
         case 6: return .Decode(
-            status: try FfiConverterUInt16.read(from: &buf), 
+            status: try FfiConverterInt32.read(from: &buf), 
             detail: try FfiConverterString.read(from: &buf)
             )
         case 7: return .Validation(
@@ -6211,11 +6211,11 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
         
         case let .Api(status,code,errorDescription,field,retryAfterSeconds):
             writeInt(&buf, Int32(1))
-            FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterInt32.write(status, into: &buf)
             FfiConverterTypeErrorCode.write(code, into: &buf)
             FfiConverterOptionString.write(errorDescription, into: &buf)
             FfiConverterOptionString.write(field, into: &buf)
-            FfiConverterOptionUInt64.write(retryAfterSeconds, into: &buf)
+            FfiConverterOptionInt64.write(retryAfterSeconds, into: &buf)
             
         
         case let .ProviderResultPending(errorDescription):
@@ -6228,7 +6228,7 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
             FfiConverterString.write(operation, into: &buf)
             FfiConverterString.write(observed, into: &buf)
             FfiConverterString.write(advice, into: &buf)
-            FfiConverterOptionUInt16.write(status, into: &buf)
+            FfiConverterOptionInt32.write(status, into: &buf)
             FfiConverterOptionTypeErrorCode.write(code, into: &buf)
             
         
@@ -6241,14 +6241,14 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
         case let .DeadlineExceeded(detail,status,code,retryAfterSeconds):
             writeInt(&buf, Int32(5))
             FfiConverterString.write(detail, into: &buf)
-            FfiConverterOptionUInt16.write(status, into: &buf)
+            FfiConverterOptionInt32.write(status, into: &buf)
             FfiConverterOptionTypeErrorCode.write(code, into: &buf)
-            FfiConverterOptionUInt64.write(retryAfterSeconds, into: &buf)
+            FfiConverterOptionInt64.write(retryAfterSeconds, into: &buf)
             
         
         case let .Decode(status,detail):
             writeInt(&buf, Int32(6))
-            FfiConverterUInt16.write(status, into: &buf)
+            FfiConverterInt32.write(status, into: &buf)
             FfiConverterString.write(detail, into: &buf)
             
         
@@ -6733,30 +6733,6 @@ public func FfiConverterTypeWebhookError_lower(_ value: WebhookError) -> RustBuf
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionUInt16: FfiConverterRustBuffer {
-    typealias SwiftType = UInt16?
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        guard let value = value else {
-            writeInt(&buf, Int8(0))
-            return
-        }
-        writeInt(&buf, Int8(1))
-        FfiConverterUInt16.write(value, into: &buf)
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
-        switch try readInt(&buf) as Int8 {
-        case 0: return nil
-        case 1: return try FfiConverterUInt16.read(from: &buf)
-        default: throw UniffiInternalError.unexpectedOptionalTag
-        }
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
     typealias SwiftType = UInt32?
 
@@ -6773,6 +6749,30 @@ fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterUInt32.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionInt32: FfiConverterRustBuffer {
+    typealias SwiftType = Int32?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterInt32.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterInt32.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -7802,7 +7802,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_usersession_userinfo() != 58913) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_method_usersession_wait_for_payment() != 20385) {
+    if (uniffi_storefront_checksum_method_usersession_wait_for_payment() != 4601) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_secret_byte_len() != 65376) {

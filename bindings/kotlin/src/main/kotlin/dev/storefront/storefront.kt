@@ -1136,7 +1136,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_usersession_userinfo() and 0xFFFF) != 58913) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_method_usersession_wait_for_payment() and 0xFFFF) != 20385) {
+    if ((lib.uniffi_storefront_checksum_method_usersession_wait_for_payment() and 0xFFFF) != 4601) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_secret_byte_len() and 0xFFFF) != 65376) {
@@ -1489,33 +1489,6 @@ private class JavaLangRefCleanable(
 /**
  * @suppress
  */
-public object FfiConverterUShort: FfiConverter<UShort, Short> {
-    override fun lift(value: Short): UShort {
-        return value.toUShort()
-    }
-
-    fun lift(value: Int): UShort {
-        return value.toUShort()
-    }
-
-    override fun read(buf: ByteBuffer): UShort {
-        return lift(buf.getShort())
-    }
-
-    override fun lower(value: UShort): Short {
-        return value.toShort()
-    }
-
-    override fun allocationSize(value: UShort) = 2UL
-
-    override fun write(value: UShort, buf: ByteBuffer) {
-        buf.putShort(value.toShort())
-    }
-}
-
-/**
- * @suppress
- */
 public object FfiConverterUInt: FfiConverter<UInt, Int> {
     override fun lift(value: Int): UInt {
         return value.toUInt()
@@ -1533,6 +1506,29 @@ public object FfiConverterUInt: FfiConverter<UInt, Int> {
 
     override fun write(value: UInt, buf: ByteBuffer) {
         buf.putInt(value.toInt())
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterInt: FfiConverter<Int, Int> {
+    override fun lift(value: Int): Int {
+        return value
+    }
+
+    override fun read(buf: ByteBuffer): Int {
+        return buf.getInt()
+    }
+
+    override fun lower(value: Int): Int {
+        return value
+    }
+
+    override fun allocationSize(value: Int) = 4UL
+
+    override fun write(value: Int, buf: ByteBuffer) {
+        buf.putInt(value)
     }
 }
 
@@ -3049,7 +3045,7 @@ public interface UserSessionInterface {
      * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
      * the coroutine / task stops the polling.
      */
-    suspend fun `waitForPayment`(`orderNo`: kotlin.String, `intervalMs`: kotlin.ULong, `timeoutMs`: kotlin.ULong): PaymentWaitOutcome
+    suspend fun `waitForPayment`(`orderNo`: kotlin.String, `intervalMs`: kotlin.Long, `timeoutMs`: kotlin.Long): PaymentWaitOutcome
     
     companion object
 }
@@ -3371,15 +3367,15 @@ open class UserSession: Disposable, AutoCloseable, UserSessionInterface
      */
     @Throws(StorefrontException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `waitForPayment`(`orderNo`: kotlin.String, `intervalMs`: kotlin.ULong, `timeoutMs`: kotlin.ULong) : PaymentWaitOutcome {
+    override suspend fun `waitForPayment`(`orderNo`: kotlin.String, `intervalMs`: kotlin.Long, `timeoutMs`: kotlin.Long) : PaymentWaitOutcome {
         return uniffiRustCallAsync(
         callWithHandle { uniffiHandle ->
             UniffiLib.uniffi_storefront_fn_method_usersession_wait_for_payment(
                 uniffiHandle,
                 
         FfiConverterString.lower(`orderNo`),
-        FfiConverterULong.lower(`intervalMs`),
-        FfiConverterULong.lower(`timeoutMs`),
+        FfiConverterLong.lower(`intervalMs`),
+        FfiConverterLong.lower(`timeoutMs`),
             )
         },
         { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
@@ -7679,7 +7675,7 @@ sealed class StorefrontException: kotlin.Exception() {
         /**
          * HTTP status.
          */
-        val `status`: kotlin.UShort, 
+        val `status`: kotlin.Int, 
         
         /**
          * The `error` code.
@@ -7699,7 +7695,7 @@ sealed class StorefrontException: kotlin.Exception() {
         /**
          * `Retry-After` in seconds (429 `rate_limited`).
          */
-        val `retryAfterSeconds`: kotlin.ULong?
+        val `retryAfterSeconds`: kotlin.Long?
         ) : StorefrontException() {
         override val message
             get() = "status=${ `status` }, code=${ `code` }, errorDescription=${ `errorDescription` }, field=${ `field` }, retryAfterSeconds=${ `retryAfterSeconds` }"
@@ -7745,7 +7741,7 @@ sealed class StorefrontException: kotlin.Exception() {
         /**
          * HTTP status, when the service answered (5xx).
          */
-        val `status`: kotlin.UShort?, 
+        val `status`: kotlin.Int?, 
         
         /**
          * The `error` code, when the service answered with one.
@@ -7789,7 +7785,7 @@ sealed class StorefrontException: kotlin.Exception() {
         /**
          * HTTP status of the last service error, if any.
          */
-        val `status`: kotlin.UShort?, 
+        val `status`: kotlin.Int?, 
         
         /**
          * `error` code of the last service error, if any.
@@ -7799,7 +7795,7 @@ sealed class StorefrontException: kotlin.Exception() {
         /**
          * `Retry-After` in seconds of the last service error, if any.
          */
-        val `retryAfterSeconds`: kotlin.ULong?
+        val `retryAfterSeconds`: kotlin.Long?
         ) : StorefrontException() {
         override val message
             get() = "detail=${ `detail` }, status=${ `status` }, code=${ `code` }, retryAfterSeconds=${ `retryAfterSeconds` }"
@@ -7813,7 +7809,7 @@ sealed class StorefrontException: kotlin.Exception() {
         /**
          * HTTP status of the response.
          */
-        val `status`: kotlin.UShort, 
+        val `status`: kotlin.Int, 
         
         /**
          * What was wrong.
@@ -7950,11 +7946,11 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
 
         return when(buf.getInt()) {
             1 -> StorefrontException.Api(
-                FfiConverterUShort.read(buf),
+                FfiConverterInt.read(buf),
                 FfiConverterTypeErrorCode.read(buf),
                 FfiConverterOptionalString.read(buf),
                 FfiConverterOptionalString.read(buf),
-                FfiConverterOptionalULong.read(buf),
+                FfiConverterOptionalLong.read(buf),
                 )
             2 -> StorefrontException.ProviderResultPending(
                 FfiConverterOptionalString.read(buf),
@@ -7963,7 +7959,7 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 FfiConverterString.read(buf),
                 FfiConverterString.read(buf),
                 FfiConverterString.read(buf),
-                FfiConverterOptionalUShort.read(buf),
+                FfiConverterOptionalInt.read(buf),
                 FfiConverterOptionalTypeErrorCode.read(buf),
                 )
             4 -> StorefrontException.Transport(
@@ -7972,12 +7968,12 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 )
             5 -> StorefrontException.DeadlineExceeded(
                 FfiConverterString.read(buf),
-                FfiConverterOptionalUShort.read(buf),
+                FfiConverterOptionalInt.read(buf),
                 FfiConverterOptionalTypeErrorCode.read(buf),
-                FfiConverterOptionalULong.read(buf),
+                FfiConverterOptionalLong.read(buf),
                 )
             6 -> StorefrontException.Decode(
-                FfiConverterUShort.read(buf),
+                FfiConverterInt.read(buf),
                 FfiConverterString.read(buf),
                 )
             7 -> StorefrontException.Validation(
@@ -8011,11 +8007,11 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
             is StorefrontException.Api -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
-                + FfiConverterUShort.allocationSize(value.`status`)
+                + FfiConverterInt.allocationSize(value.`status`)
                 + FfiConverterTypeErrorCode.allocationSize(value.`code`)
                 + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
                 + FfiConverterOptionalString.allocationSize(value.`field`)
-                + FfiConverterOptionalULong.allocationSize(value.`retryAfterSeconds`)
+                + FfiConverterOptionalLong.allocationSize(value.`retryAfterSeconds`)
             )
             is StorefrontException.ProviderResultPending -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8028,7 +8024,7 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 + FfiConverterString.allocationSize(value.`operation`)
                 + FfiConverterString.allocationSize(value.`observed`)
                 + FfiConverterString.allocationSize(value.`advice`)
-                + FfiConverterOptionalUShort.allocationSize(value.`status`)
+                + FfiConverterOptionalInt.allocationSize(value.`status`)
                 + FfiConverterOptionalTypeErrorCode.allocationSize(value.`code`)
             )
             is StorefrontException.Transport -> (
@@ -8041,14 +8037,14 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
                 + FfiConverterString.allocationSize(value.`detail`)
-                + FfiConverterOptionalUShort.allocationSize(value.`status`)
+                + FfiConverterOptionalInt.allocationSize(value.`status`)
                 + FfiConverterOptionalTypeErrorCode.allocationSize(value.`code`)
-                + FfiConverterOptionalULong.allocationSize(value.`retryAfterSeconds`)
+                + FfiConverterOptionalLong.allocationSize(value.`retryAfterSeconds`)
             )
             is StorefrontException.Decode -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
-                + FfiConverterUShort.allocationSize(value.`status`)
+                + FfiConverterInt.allocationSize(value.`status`)
                 + FfiConverterString.allocationSize(value.`detail`)
             )
             is StorefrontException.Validation -> (
@@ -8092,11 +8088,11 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
         when(value) {
             is StorefrontException.Api -> {
                 buf.putInt(1)
-                FfiConverterUShort.write(value.`status`, buf)
+                FfiConverterInt.write(value.`status`, buf)
                 FfiConverterTypeErrorCode.write(value.`code`, buf)
                 FfiConverterOptionalString.write(value.`errorDescription`, buf)
                 FfiConverterOptionalString.write(value.`field`, buf)
-                FfiConverterOptionalULong.write(value.`retryAfterSeconds`, buf)
+                FfiConverterOptionalLong.write(value.`retryAfterSeconds`, buf)
                 Unit
             }
             is StorefrontException.ProviderResultPending -> {
@@ -8109,7 +8105,7 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 FfiConverterString.write(value.`operation`, buf)
                 FfiConverterString.write(value.`observed`, buf)
                 FfiConverterString.write(value.`advice`, buf)
-                FfiConverterOptionalUShort.write(value.`status`, buf)
+                FfiConverterOptionalInt.write(value.`status`, buf)
                 FfiConverterOptionalTypeErrorCode.write(value.`code`, buf)
                 Unit
             }
@@ -8122,14 +8118,14 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
             is StorefrontException.DeadlineExceeded -> {
                 buf.putInt(5)
                 FfiConverterString.write(value.`detail`, buf)
-                FfiConverterOptionalUShort.write(value.`status`, buf)
+                FfiConverterOptionalInt.write(value.`status`, buf)
                 FfiConverterOptionalTypeErrorCode.write(value.`code`, buf)
-                FfiConverterOptionalULong.write(value.`retryAfterSeconds`, buf)
+                FfiConverterOptionalLong.write(value.`retryAfterSeconds`, buf)
                 Unit
             }
             is StorefrontException.Decode -> {
                 buf.putInt(6)
-                FfiConverterUShort.write(value.`status`, buf)
+                FfiConverterInt.write(value.`status`, buf)
                 FfiConverterString.write(value.`detail`, buf)
                 Unit
             }
@@ -8620,38 +8616,6 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
 /**
  * @suppress
  */
-public object FfiConverterOptionalUShort: FfiConverterRustBuffer<kotlin.UShort?> {
-    override fun read(buf: ByteBuffer): kotlin.UShort? {
-        if (buf.get().toInt() == 0) {
-            return null
-        }
-        return FfiConverterUShort.read(buf)
-    }
-
-    override fun allocationSize(value: kotlin.UShort?): ULong {
-        if (value == null) {
-            return 1UL
-        } else {
-            return 1UL + FfiConverterUShort.allocationSize(value)
-        }
-    }
-
-    override fun write(value: kotlin.UShort?, buf: ByteBuffer) {
-        if (value == null) {
-            buf.put(0)
-        } else {
-            buf.put(1)
-            FfiConverterUShort.write(value, buf)
-        }
-    }
-}
-
-
-
-
-/**
- * @suppress
- */
 public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
     override fun read(buf: ByteBuffer): kotlin.UInt? {
         if (buf.get().toInt() == 0) {
@@ -8674,6 +8638,38 @@ public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
         } else {
             buf.put(1)
             FfiConverterUInt.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalInt: FfiConverterRustBuffer<kotlin.Int?> {
+    override fun read(buf: ByteBuffer): kotlin.Int? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterInt.read(buf)
+    }
+
+    override fun allocationSize(value: kotlin.Int?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterInt.allocationSize(value)
+        }
+    }
+
+    override fun write(value: kotlin.Int?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterInt.write(value, buf)
         }
     }
 }

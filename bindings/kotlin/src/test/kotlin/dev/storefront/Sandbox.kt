@@ -116,7 +116,7 @@ object Sandbox {
     }
 
     /** Every notification delivery attempt the sandbox made. */
-    fun notificationAttempts(): JSONArray = JSONArray(controlOk("GET", "/notifications/attempts"))
+    fun notificationAttempts(): JSONArray = JSONObject(controlOk("GET", "/notifications/attempts")).getJSONArray("items")
 
     /** Requests the sandbox received. */
     fun requests(): JSONArray = JSONArray(controlOk("GET", "/requests"))
@@ -124,3 +124,23 @@ object Sandbox {
     /** The API path prefix under the origin (`/api`), for fault paths. */
     val apiPrefix: String get() = URI.create(baseUrl).path.trimEnd('/')
 }
+
+/** A client configuration for the sandbox (plain HTTP on loopback, explicitly allowed). */
+fun sandboxConfig(
+    clientId: String = Sandbox.MERCHANT_CLIENT_ID,
+    clientSecret: String = Sandbox.MERCHANT_CLIENT_SECRET,
+): ClientConfig = ClientConfig(
+    baseUrl = Sandbox.baseUrl,
+    tokenEndpoint = Sandbox.tokenEndpoint,
+    clientId = clientId,
+    clientSecret = Secret(clientSecret),
+    userinfoEndpoint = Sandbox.userinfoEndpoint,
+    allowInsecureLoopback = true,
+)
+
+/** The sandbox clock's current time in Unix seconds (notifications are signed with it). */
+fun sandboxNowUnix(): Long =
+    java.time.OffsetDateTime.parse(JSONObject(Sandbox.control("GET", "/clock").second).getString("now")).toEpochSecond()
+
+/** A reference no other test uses. */
+fun uniqueReference(prefix: String): String = "$prefix-${java.util.UUID.randomUUID()}"

@@ -1,0 +1,84 @@
+package dev.storefront
+
+import kotlinx.coroutines.async
+import kotlinx.coroutines.runBlocking
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertNotNull
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
+
+/** Catalog flow over real HTTP against the sandbox: products, order, payment start, wait for paid. */
+class CatalogFlowTest {
+    private val client = Client(sandboxConfig())
+
+    @Test
+    fun `products are read over all pages and amounts are eight-decimal fixed point integers`(): Unit = runBlocking {
+        val all = client.listAllProducts(ProductQuery())
+        // 25 enabled products span two pages at the default limit of 20.
+        assertEquals(25, all.size)
+        assertEquals(all.size, all.map { it.gdNo }.toSet().size)
+        val beans = all.single { it.gdNo == Sandbox.PRODUCT_BEANS }
+        assertEquals("USD", beans.currency)
+        assertEquals(12_5000_0000L, beans.actualPrice)
+        assertEquals("12.50", formatFixedPoint8(beans.actualPrice, 2u))
+        val page = client.listProducts(ProductQuery(page = 2u))
+        assertEquals(25uL, page.total)
+        assertEquals(5, page.list.size)
+    }
+
+    @Test
+    fun `an order is created, its payment started, and waitForPayment returns once it is paid`(): Unit = runBlocking {
+        val session = client.userSession(Secret(Sandbox.userToken()))
+        val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1u, paymentNo = Sandbox.CHANNEL_CARD_USD))
+        val order = session.getOrder(orderNo)
+        assertEquals(OrderStatus.AwaitingPayment, order.status)
+        assertEquals(1u, order.quantity)
+
+        val start = session.startPayment(orderNo, Sandbox.CHANNEL_CARD_USD)
+        // A relative redirect is resolved against the service's origin, never the app's.
+        assertTrue(start.redirect.startsWith(Sandbox.origin + "/"), start.redirect)
+        assertEquals(PaymentStatus.AwaitingPayment, session.paymentStatus(orderNo))
+
+        val waiting = async { session.waitForPayment(orderNo, 50, 60_000) }
+        // The buyer completes the card payment of this trade.
+        val (status, body) = Sandbox.control("POST", "/catalog/trades/${start.tradeNo}/pay")
+        assertTrue(status in 200..299, body)
+        val outcome = waiting.await()
+        assertEquals(PaymentStatus.Paid, outcome.paymentStatus)
+        assertEquals(orderNo, outcome.order.orderNo)
+        assertTrue(outcome.order.status == OrderStatus.PaidProcessing || outcome.order.status == OrderStatus.Completed, "${outcome.order.status}")
+        assertNotNull(outcome.order.createdAt)
+    }
+
+    @Test
+    fun `waitForPayment gives WaitTimeout when the payment stays unpaid`(): Unit = runBlocking {
+        val session = client.userSession(Secret(Sandbox.userToken()))
+        val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1u, paymentNo = Sandbox.CHANNEL_CARD_USD))
+        session.startPayment(orderNo, Sandbox.CHANNEL_CARD_USD)
+        val e = assertThrows<StorefrontException.WaitTimeout> {
+            runBlocking { session.waitForPayment(orderNo, 20, 100) }
+        }
+        assertEquals(0L, e.lastStatus)
+    }
+
+    @Test
+    fun `other_ipu uses the keys of other_ipu_cnf and refuses a missing required field before sending`(): Unit = runBlocking {
+        val gift = client.listProducts(ProductQuery(gdNo = Sandbox.PRODUCT_GIFT_CARD)).list.single()
+        val fields = otherIpuFields(gift)
+        assertEquals(listOf("recipient_email", "gift_message"), fields.map { it.key })
+        assertEquals(listOf(true, false), fields.map { it.required })
+        assertThrows<StorefrontException.Validation> { buildOtherIpu(gift, mapOf("gift_message" to "hi")) }
+        val otherIpu = buildOtherIpu(gift, mapOf("recipient_email" to "a@example.com"))
+        val session = client.userSession(Secret(Sandbox.userToken()))
+        val orderNo = session.createOrder(CreateOrderRequest(gdNo = gift.gdNo, quantity = 1u, paymentNo = Sandbox.CHANNEL_PLATFORM_COIN, otherIpu = otherIpu))
+        assertEquals(gift.gdNo, session.getOrder(orderNo).gdNo)
+    }
+
+    @Test
+    fun `userinfo is a map of JSON values for the authorized user`(): Unit = runBlocking {
+        val info = client.userSession(Secret(Sandbox.userToken())).userinfo()
+        assertTrue(info.isNotEmpty())
+        assertTrue(info.values.any { it == JsonValue.Text(Sandbox.USER_ALICE) }, "$info")
+    }
+}
