@@ -73,7 +73,13 @@ async fn main() {
                 sandbox.address().port()
             )),
         };
-        std::fs::write(&path, pem).expect("the CA file can be written");
+        if let Err(error) = std::fs::write(&path, pem) {
+            eprintln!(
+                "storefront-sandbox: cannot write the CA file {}: {error}",
+                path.display()
+            );
+            std::process::exit(1);
+        }
         path
     });
     println!("storefront sandbox listening on {}", sandbox.origin());
@@ -120,6 +126,18 @@ async fn main() {
         seed::USER_BOB,
         seed::USER_CAROL,
         sandbox.control_url()
+    );
+    println!(
+        "seeded channels: {} (platform coin), {} (card, USD), {} (card test channel, payer {}), {} (card, EUR, merchant {} only)",
+        seed::CHANNEL_PLATFORM_COIN,
+        seed::CHANNEL_CARD_USD,
+        seed::CHANNEL_CARD_TEST,
+        seed::USER_ALICE,
+        seed::CHANNEL_CARD_EUR_OTHER,
+        seed::OTHER_MERCHANT_NO
+    );
+    println!(
+        "control endpoints (clock, buyers paying, faults, request log): see sandbox/README.md"
     );
     if let Some(path) = args.ready_file {
         let ready = serde_json::json!({
