@@ -60,9 +60,27 @@ pub(crate) struct CachedToken {
 #[derive(Default)]
 pub(crate) struct ClientTokenCache {
     pub state: Mutex<Option<CachedToken>>,
+    /// The last token issued, readable without waiting for a token request in flight (used to
+    /// refuse it where a user token is required).
+    latest: std::sync::Mutex<Option<Secret>>,
 }
 
 impl ClientTokenCache {
+    /// Records a newly issued token.
+    pub fn remember(&self, token: &Secret) {
+        if let Ok(mut latest) = self.latest.lock() {
+            *latest = Some(token.clone());
+        }
+    }
+
+    /// Whether `token` is the last client-credentials token this client obtained.
+    pub fn is_client_token(&self, token: &Secret) -> bool {
+        self.latest
+            .lock()
+            .map(|l| l.as_ref() == Some(token))
+            .unwrap_or(false)
+    }
+
     /// Forgets `rejected` if it is still the cached token (a concurrent refresh may already have
     /// replaced it, in which case the new token is kept).
     pub async fn invalidate(&self, rejected: &Secret) {

@@ -115,8 +115,7 @@ impl UserSession {
     /// Refuses a client-credentials token passed as a user token, before anything is sent.
     pub(crate) async fn checked_auth(&self, operation: Operation) -> Result<Auth<'_>> {
         let user_token = self.token.get().await?;
-        let state = self.client.inner.tokens.state.lock().await;
-        if state.as_ref().is_some_and(|c| c.token == user_token)
+        if self.client.inner.tokens.is_client_token(&user_token)
             && !operation.token_subject().accepts(TokenSubject::Client)
         {
             return Err(Error::WrongTokenSubject {

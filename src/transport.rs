@@ -226,6 +226,7 @@ impl Inner {
             token.expires_in,
             self.config.token_refresh_margin,
         );
+        self.tokens.remember(&token.access_token);
         *state = Some(crate::auth::CachedToken {
             token: token.access_token.clone(),
             refresh_at,
@@ -508,6 +509,32 @@ fn error_chain(e: &reqwest::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retry_after_accepts_seconds_and_http_dates() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::RETRY_AFTER,
+            "Sun, 06 Nov 1994 08:49:37 GMT".parse().unwrap(),
+        );
+        assert_eq!(
+            parse_retry_after(&h),
+            Some(Duration::ZERO),
+            "a past date means now"
+        );
+        let future = time::OffsetDateTime::now_utc() + time::Duration::hours(1);
+        let text = future
+            .format(&time::format_description::well_known::Rfc2822)
+            .unwrap();
+        h.insert(header::RETRY_AFTER, text.parse().unwrap());
+        let d = parse_retry_after(&h).unwrap();
+        assert!(
+            d > Duration::from_secs(3500) && d <= Duration::from_secs(3600),
+            "{d:?}"
+        );
+        h.insert(header::RETRY_AFTER, "soon".parse().unwrap());
+        assert_eq!(parse_retry_after(&h), None);
+    }
 
     #[test]
     fn error_body_maps_code_description_field_and_retry_after() {
