@@ -92,6 +92,16 @@ fn every_route(
             format!("{origin}/catalog-pay/{}", ids.spare_trade),
             None,
         ),
+        (
+            "POST",
+            format!("{origin}/catalog-pay/{}/pay", ids.spare_trade),
+            None,
+        ),
+        (
+            "POST",
+            format!("{origin}/catalog-pay/{}/cancel", ids.spare_trade),
+            None,
+        ),
         ("POST", control("/users/alice/tokens"), None),
         ("GET", control("/clock"), None),
         ("POST", control("/clock/advance"), None),

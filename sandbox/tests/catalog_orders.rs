@@ -620,3 +620,50 @@ async fn wholesale_price_is_computed_by_the_platform() {
         assert_eq!(order["pay_amount"], (total - discount) * UNIT, "{quantity}");
     }
 }
+
+#[tokio::test]
+async fn a_person_can_pay_a_card_order_on_the_relative_redirect_page() {
+    let env = Env::start().await;
+    let alice = env.user_token(seed::USER_ALICE).await;
+    let order_no = env
+        .order(&alice, seed::PRODUCT_BEANS, 1, seed::CHANNEL_CARD_USD)
+        .await;
+    let trade = start(&env, &alice, &order_no, seed::CHANNEL_CARD_USD)
+        .await
+        .body;
+    let page_url = format!(
+        "{}{}",
+        env.sandbox.origin(),
+        trade["redirect"].as_str().unwrap()
+    );
+    let page = env.get(&page_url, None).await;
+    let action = format!("{}/pay", trade["redirect"].as_str().unwrap());
+    assert!(
+        page.text.contains(&format!("action=\"{action}\"")),
+        "{}",
+        page.text
+    );
+    let paid = env
+        .post_empty(&format!("{}{action}", env.sandbox.origin()), None)
+        .await;
+    assert_eq!(paid.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        paid.headers["location"],
+        trade["redirect"].as_str().unwrap()
+    );
+    assert_eq!(payment_status(&env, &alice, &order_no).await, 1);
+    let page = env.get(&page_url, None).await;
+    assert!(page.text.contains("Status: Paid"));
+    assert!(!page.text.contains("<form"));
+}
+
+#[tokio::test]
+async fn stock_of_an_order_that_lapsed_unpaid_is_listed_again() {
+    let env = Env::start().await;
+    let alice = env.user_token(seed::USER_ALICE).await;
+    env.order(&alice, seed::PRODUCT_LIMITED_MUG, 1, seed::CHANNEL_CARD_USD)
+        .await;
+    assert_eq!(stock(&env, seed::PRODUCT_LIMITED_MUG).await, 0);
+    env.advance(30 * 60).await;
+    assert_eq!(stock(&env, seed::PRODUCT_LIMITED_MUG).await, 1);
+}

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use axum::extract::{FromRequest, Path, RawQuery, Request, State};
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse};
+use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde_json::{Value, json};
@@ -106,6 +106,14 @@ pub fn root_routes() -> Router<Arc<Shared>> {
     Router::new()
         .route(seed::USERINFO_PATH, get(userinfo))
         .route(&format!("{PAY_PAGE_PREFIX}/{{trade_no}}"), get(pay_page))
+        .route(
+            &format!("{PAY_PAGE_PREFIX}/{{trade_no}}/pay"),
+            post(page_pay),
+        )
+        .route(
+            &format!("{PAY_PAGE_PREFIX}/{{trade_no}}/cancel"),
+            post(page_cancel),
+        )
 }
 
 /// Sandbox control routes for catalog payments (mounted under the control prefix).
@@ -164,7 +172,10 @@ async fn list_products(
 ) -> ApiResult<Json<Value>> {
     let merchant_no = caller.authorize(&shared, Accepts::UserOrClient, "products.read")?;
     let query = ProductQuery::parse(raw.as_deref());
-    let world = shared.world();
+    let now = shared.clock.now();
+    let mut world = shared.world();
+    // Stock of orders that lapsed unpaid is back on the shelf.
+    world.catalog.advance_all(now);
     let (page, total) = products::list(&world.catalog.products, &merchant_no, &query);
     Ok(Json(json!({
         "list": page.iter().map(|p| p.to_json()).collect::<Vec<_>>(),
@@ -447,16 +458,20 @@ async fn control_pay(
     State(shared): State<Arc<Shared>>,
     Path(trade_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
+    pay_trade(&shared, &trade_no).map(Json)
+}
+
+fn pay_trade(shared: &Shared, trade_no: &str) -> ApiResult<Value> {
     let now = shared.clock.now();
     let mut world = shared.world();
-    let order = trade_order(&mut world, &trade_no, now)?;
+    let order = trade_order(&mut world, trade_no, now)?;
     if order.status == status::AWAITING_PAYMENT {
         order.mark_paid(now);
     } else if order.status == status::CANCELLED {
         return Err(ApiError::new(StatusCode::CONFLICT, "trade_not_payable")
             .describe("the payment session was cancelled or expired"));
     }
-    Ok(Json(control_json(order)))
+    Ok(control_json(order))
 }
 
 /// POST /_sandbox/catalog/trades/{trade_no}/cancel: the buyer cancels; the order is cancelled
@@ -465,9 +480,13 @@ async fn control_cancel(
     State(shared): State<Arc<Shared>>,
     Path(trade_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
+    cancel_trade(&shared, &trade_no).map(Json)
+}
+
+fn cancel_trade(shared: &Shared, trade_no: &str) -> ApiResult<Value> {
     let now = shared.clock.now();
     let mut world = shared.world();
-    let order = trade_order(&mut world, &trade_no, now)?;
+    let order = trade_order(&mut world, trade_no, now)?;
     match order.status {
         status::AWAITING_PAYMENT => {
             order.status = status::CANCELLED;
@@ -477,9 +496,9 @@ async fn control_cancel(
             if let Some(product) = world.catalog.products.iter_mut().find(|p| p.gd_no == gd_no) {
                 product.in_stock += units;
             }
-            Ok(Json(json))
+            Ok(json)
         }
-        status::CANCELLED => Ok(Json(control_json(order))),
+        status::CANCELLED => Ok(control_json(order)),
         _ => Err(ApiError::new(StatusCode::CONFLICT, "trade_not_cancellable")
             .describe("the order is already paid")),
     }
@@ -492,6 +511,25 @@ fn control_json(order: &Order) -> Value {
         "status": order.status,
         "payment_status": order.payment_status(),
     })
+}
+
+/// POST /catalog-pay/{trade_no}/pay: the person on the pay page pays; back to the page.
+async fn page_pay(State(shared): State<Arc<Shared>>, Path(trade_no): Path<String>) -> Response {
+    let outcome = pay_trade(&shared, &trade_no);
+    after_page_action(&trade_no, outcome)
+}
+
+/// POST /catalog-pay/{trade_no}/cancel: the person on the pay page cancels; back to the page.
+async fn page_cancel(State(shared): State<Arc<Shared>>, Path(trade_no): Path<String>) -> Response {
+    let outcome = cancel_trade(&shared, &trade_no);
+    after_page_action(&trade_no, outcome)
+}
+
+fn after_page_action(trade_no: &str, outcome: ApiResult<Value>) -> Response {
+    match outcome {
+        Ok(_) => Redirect::to(&format!("{PAY_PAGE_PREFIX}/{trade_no}")).into_response(),
+        Err(error) => error.into_response(),
+    }
 }
 
 /// GET /catalog-pay/{trade_no}: a plain page where a person completes or cancels a card
@@ -509,11 +547,16 @@ async fn pay_page(
         1 => "Paid",
         _ => "Cancelled",
     };
+    let expires = order
+        .trade
+        .as_ref()
+        .map(|t| orders::format_time(t.expires_at))
+        .unwrap_or_default();
     let actions = if order.status == status::AWAITING_PAYMENT {
         format!(
-            "<form method=\"post\" action=\"{p}/catalog/trades/{t}/pay\"><button>Pay</button></form>\
-             <form method=\"post\" action=\"{p}/catalog/trades/{t}/cancel\"><button>Cancel</button></form>",
-            p = seed::CONTROL_PREFIX,
+            "<form method=\"post\" action=\"{p}/{t}/pay\"><button>Pay</button></form>\
+             <form method=\"post\" action=\"{p}/{t}/cancel\"><button>Cancel</button></form>",
+            p = PAY_PAGE_PREFIX,
             t = html_escape(&trade_no),
         )
     } else {
@@ -522,7 +565,7 @@ async fn pay_page(
     Ok(Html(format!(
         "<!doctype html><html><head><meta charset=\"utf-8\"><title>Pay order</title></head><body>\
          <h1>{title}</h1><p>Amount: {amount} {currency}</p><p>Channel: {channel}</p>\
-         <p>Status: {state}</p>{actions}</body></html>",
+         <p>Status: {state}</p><p>Pay before {expires} UTC</p>{actions}</body></html>",
         title = html_escape(&order.title),
         currency = html_escape(&order.payment_currency),
         channel = html_escape(&order.payment_name),
