@@ -205,6 +205,25 @@ impl Receiver {
         self.state.lock().unwrap().received.len()
     }
 
+    /// The requests of one notification event (by `X-Service-Event-ID`).
+    pub fn received_for(&self, event_id: &str) -> Vec<Received> {
+        self.received()
+            .into_iter()
+            .filter(|r| r.header("x-service-event-id") == event_id)
+            .collect()
+    }
+
+    /// Waits until at least `n` requests of one notification event arrived; returns them.
+    pub async fn wait_for_event(&self, event_id: &str, n: usize) -> Vec<Received> {
+        let this = self.clone();
+        eventually(&format!("{n} deliveries of {event_id}"), || {
+            let this = this.clone();
+            async move { this.received_for(event_id).len() >= n }
+        })
+        .await;
+        self.received_for(event_id)
+    }
+
     /// Waits until at least `n` requests arrived; returns them.
     pub async fn wait_for(&self, n: usize) -> Vec<Received> {
         let this = self.clone();
