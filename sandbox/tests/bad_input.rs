@@ -104,6 +104,8 @@ fn every_route(
         ),
         ("POST", control("/users/alice/tokens"), None),
         ("GET", control("/clock"), None),
+        ("GET", control("/users/alice"), None),
+        ("PUT", control("/users/alice/wallet"), None),
         ("POST", control("/clock/advance"), None),
         (
             "POST",

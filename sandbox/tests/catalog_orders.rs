@@ -667,3 +667,73 @@ async fn stock_of_an_order_that_lapsed_unpaid_is_listed_again() {
     env.advance(30 * 60).await;
     assert_eq!(stock(&env, seed::PRODUCT_LIMITED_MUG).await, 1);
 }
+
+#[tokio::test]
+async fn wallet_controls_read_and_set_the_platform_coin_balance() {
+    let env = Env::start().await;
+    let bob = env.user_token(seed::USER_BOB).await;
+    let wallet = env.get(&env.control("/users/bob"), None).await;
+    assert_eq!(wallet.body["wallet"], seed::BOB_WALLET);
+    let set = env
+        .http
+        .put(env.control("/users/bob/wallet"))
+        .json(&json!({"wallet": 100 * UNIT}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(set.status(), StatusCode::OK);
+    let negative = env
+        .http
+        .put(env.control("/users/bob/wallet"))
+        .json(&json!({"wallet": -1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(negative.status(), StatusCode::BAD_REQUEST);
+    let order_no = env
+        .order(&bob, seed::PRODUCT_BEANS, 1, seed::CHANNEL_PLATFORM_COIN)
+        .await;
+    let started = start(&env, &bob, &order_no, seed::CHANNEL_PLATFORM_COIN).await;
+    assert_eq!(started.status, StatusCode::OK);
+    let wallet = env.get(&env.control("/users/bob"), None).await;
+    assert_eq!(wallet.body["wallet"], 100 * UNIT - 12_5000_0000);
+    assert_eq!(
+        env.get(&env.control("/users/mallory"), None).await.status,
+        StatusCode::NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn reset_restores_the_seeded_world_but_not_the_clock() {
+    let env = Env::start().await;
+    let alice = env.user_token(seed::USER_ALICE).await;
+    let order_no = env
+        .order(
+            &alice,
+            seed::PRODUCT_LIMITED_MUG,
+            1,
+            seed::CHANNEL_PLATFORM_COIN,
+        )
+        .await;
+    start(&env, &alice, &order_no, seed::CHANNEL_PLATFORM_COIN).await;
+    env.advance(10).await;
+    let reset = env.post_empty(&env.control("/reset"), None).await;
+    assert_eq!(reset.status, StatusCode::OK);
+    // Tokens, orders, stock and wallets are back to the seed; the clock keeps its offset.
+    assert_eq!(
+        read(&env, &alice, &order_no).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    let alice = env.user_token(seed::USER_ALICE).await;
+    assert_eq!(
+        read(&env, &alice, &order_no).await.status,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(stock(&env, seed::PRODUCT_LIMITED_MUG).await, 1);
+    let wallet = env.get(&env.control("/users/alice"), None).await;
+    assert_eq!(wallet.body["wallet"], seed::ALICE_WALLET);
+    assert_eq!(
+        env.get(&env.control("/clock"), None).await.body["offset_seconds"],
+        10
+    );
+}

@@ -3,14 +3,16 @@
 
 use std::sync::Arc;
 
+use axum::extract::Path;
 use axum::extract::State;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::error::ApiError;
 use crate::extract::JsonBody;
-use crate::state::Shared;
+use crate::state::{Shared, World};
 
 /// Routes under the control prefix (the prefix itself is added by the caller).
 pub fn routes() -> Router<Arc<Shared>> {
@@ -18,6 +20,9 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/users/{user}/tokens", post(crate::auth::mint_user_token))
         .route("/clock", get(clock))
         .route("/clock/advance", post(advance_clock))
+        .route("/users/{user}", get(user))
+        .route("/users/{user}/wallet", put(set_wallet))
+        .route("/reset", post(reset))
 }
 
 fn clock_json(shared: &Shared) -> Value {
@@ -49,4 +54,51 @@ async fn advance_clock(
     }
     shared.clock.advance(body.seconds);
     Ok(Json(clock_json(&shared)))
+}
+
+fn unknown_user() -> ApiError {
+    ApiError::not_found("unknown_user").describe("no such sandbox user")
+}
+
+/// GET /_sandbox/users/{user}: the user's platform-coin wallet (eight-decimal fixed point).
+async fn user(
+    State(shared): State<Arc<Shared>>,
+    Path(user): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    let world = shared.world();
+    let user = world.users.get(&user).ok_or_else(unknown_user)?;
+    Ok(Json(
+        json!({ "user_id": user.user_id, "wallet": user.wallet }),
+    ))
+}
+
+/// Body of PUT /_sandbox/users/{user}/wallet.
+#[derive(Debug, Deserialize)]
+pub struct Wallet {
+    wallet: i64,
+}
+
+/// PUT /_sandbox/users/{user}/wallet: sets the wallet balance (eight-decimal, not negative).
+async fn set_wallet(
+    State(shared): State<Arc<Shared>>,
+    Path(user): Path<String>,
+    JsonBody(body): JsonBody<Wallet>,
+) -> Result<Json<Value>, ApiError> {
+    if body.wallet < 0 {
+        return Err(ApiError::invalid_request("the wallet cannot be negative").field("wallet"));
+    }
+    let mut world = shared.world();
+    let user = world.users.get_mut(&user).ok_or_else(unknown_user)?;
+    user.wallet = body.wallet;
+    Ok(Json(
+        json!({ "user_id": user.user_id, "wallet": user.wallet }),
+    ))
+}
+
+/// POST /_sandbox/reset: every stored thing goes back to the seed (tokens, orders, payments,
+/// notifications, faults, request log, rate limits). The clock keeps its offset: it never runs
+/// back.
+async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    *shared.world() = World::seeded();
+    Json(json!({ "reset": true }))
 }
