@@ -141,17 +141,44 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ApiErr
     }
 }
 
+/// Whether `e` is, or wraps through `io::Error`s, a rustls error.
+fn is_rustls(e: &(dyn std::error::Error + 'static)) -> bool {
+    if e.downcast_ref::<rustls::Error>().is_some() {
+        return true;
+    }
+    // io::Error hides a wrapped error from `source()`; look inside explicitly (tokio-rustls
+    // nests one io::Error in another).
+    match e
+        .downcast_ref::<std::io::Error>()
+        .and_then(|io| io.get_ref())
+    {
+        Some(inner) => is_rustls(inner),
+        None => false,
+    }
+}
+
+/// Whether a TLS failure (certificate, handshake) is somewhere in the error's source chain.
+fn is_tls_failure(e: &reqwest::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
+    while let Some(s) = source {
+        if is_rustls(s) {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+/// Transport kind and whether the request may have reached the service.
 fn classify_reqwest(e: &reqwest::Error) -> (TransportKind, bool) {
-    let text = format!("{e:?}").to_ascii_lowercase();
     if e.is_connect() {
-        let kind =
-            if text.contains("certificate") || text.contains("tls") || text.contains("handshake") {
-                TransportKind::Tls
-            } else if e.is_timeout() {
-                TransportKind::Timeout
-            } else {
-                TransportKind::Connect
-            };
+        let kind = if is_tls_failure(e) {
+            TransportKind::Tls
+        } else if e.is_timeout() {
+            TransportKind::Timeout
+        } else {
+            TransportKind::Connect
+        };
         (kind, false)
     } else if e.is_timeout() {
         (TransportKind::Timeout, true)
@@ -449,6 +476,17 @@ impl Inner {
                     (Error::Api(api), ra)
                 }
                 Attempt::Api(api) => return Err(Error::Api(api)),
+                Attempt::Transport {
+                    kind: TransportKind::Tls,
+                    message,
+                    ..
+                } => {
+                    // Certificate and handshake failures do not heal by retrying.
+                    return Err(Error::Transport {
+                        kind: TransportKind::Tls,
+                        message,
+                    });
+                }
                 Attempt::Transport {
                     kind,
                     message,

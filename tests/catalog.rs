@@ -363,3 +363,74 @@ async fn unmet_payment_condition_is_a_422_api_error() {
         .unwrap_err();
     assert_eq!(err.status(), Some(422), "{err:?}");
 }
+
+/// Contract: poll with an interval; a 429 during the wait is honoured (its `Retry-After`)
+/// rather than treated as a failure.
+#[tokio::test]
+async fn wait_for_payment_honours_retry_after_on_429() {
+    let h = Harness::start().await;
+    let no_retry = h.client_with(|c| {
+        c.with_retry_policy(storefront::RetryPolicy {
+            max_attempts: 1,
+            ..Default::default()
+        })
+    });
+    let user = no_retry.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_PLATFORM_COIN,
+        ))
+        .await
+        .unwrap();
+    user.start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
+        .await
+        .unwrap();
+    let path = h.api_path(&format!("/openapi/v1/orders/{}/payment", order.order_no));
+    h.fault(
+        serde_json::json!({"method": "GET", "path": path, "status": 429,
+        "headers": {"Retry-After": "1"}, "body": {"error": "rate_limited"}, "times": 2}),
+    )
+    .await;
+    let outcome = user
+        .wait_for_payment(
+            &order.order_no,
+            Duration::from_millis(20),
+            Duration::from_secs(10),
+        )
+        .await
+        .unwrap();
+    assert_eq!(outcome.payment_status, PaymentStatus::Paid);
+    assert_eq!(h.requests_to("GET", &path).await.len(), 3);
+}
+
+/// Issue rule: the wait is cancellable by dropping it — no polls happen afterwards.
+#[tokio::test]
+async fn dropping_the_wait_stops_polling() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user
+        .create_order(&CreateOrderRequest::new(
+            s::PRODUCT_BEANS,
+            1,
+            s::CHANNEL_CARD_USD,
+        ))
+        .await
+        .unwrap();
+    let wait = user.wait_for_payment(
+        &order.order_no,
+        Duration::from_millis(20),
+        Duration::from_secs(60),
+    );
+    assert!(
+        tokio::time::timeout(Duration::from_millis(150), wait)
+            .await
+            .is_err()
+    );
+    let path = h.api_path(&format!("/openapi/v1/orders/{}/payment", order.order_no));
+    let polled = h.requests_to("GET", &path).await.len();
+    assert!(polled >= 1);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(h.requests_to("GET", &path).await.len(), polled);
+}

@@ -36,13 +36,11 @@ async fn https_with_the_given_ca_works() {
 }
 
 /// Issue rule: without a CA the platform verifier decides, and it does not trust the sandbox's
-/// private CA: a TLS transport error, nothing sent.
+/// private CA: a TLS transport error, nothing sent, and not retried (it would not heal).
 #[tokio::test]
 async fn platform_verifier_rejects_an_unknown_ca() {
     let sandbox = tls_sandbox().await;
-    let mut cfg = config(&sandbox);
-    cfg.retry.max_attempts = 1;
-    let client = Client::new(cfg).unwrap();
+    let client = Client::new(config(&sandbox)).unwrap();
     let err = client.merchant_profile().await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Transport, "{err:?}");
     assert!(
