@@ -10,7 +10,8 @@ if ! python3 -c "import pytest" 2>/dev/null; then
 fi
 # One debug build serves the C, Python and PHP suites (cargo skips it when up to date).
 cargo build --quiet -p storefront --features capi -p storefront-sandbox
-export STOREFRONT_LIB="$PWD/target/debug/libstorefront.so"
-export STOREFRONT_SANDBOX_BIN="$PWD/target/debug/storefront-sandbox"
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
+export STOREFRONT_SANDBOX_BIN="$target_dir/debug/storefront-sandbox"
 cd bindings/python
 python3 -m pytest -q -p no:cacheprovider tests

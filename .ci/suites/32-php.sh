@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# PHP wrapper (bindings/php): PHPUnit (Debian's package) against the standalone sandbox,
+# loading the shipped include/storefront.h, over the debug C library shared with the other
+# binding suites.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+if ! command -v php >/dev/null || ! command -v phpunit >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq php-cli phpunit >/dev/null
+fi
+cargo build --quiet -p storefront --features capi -p storefront-sandbox
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
+export STOREFRONT_SANDBOX_BIN="$target_dir/debug/storefront-sandbox"
+cd bindings/php
+phpunit --do-not-cache-result

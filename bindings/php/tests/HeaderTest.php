@@ -1,0 +1,32 @@
+<?php
+
+declare(strict_types=1);
+
+use PHPUnit\Framework\TestCase;
+use Storefront\Library;
+
+/** The wrapper loads the shipped header, and uses every function it declares. */
+final class HeaderTest extends TestCase
+{
+    public function testTheShippedHeaderIsLoaded(): void
+    {
+        $this->assertSame(realpath(dirname(__DIR__, 3) . '/include/storefront.h'), realpath(Library::headerPath()));
+        $this->assertSame(0, Library::ffi()->SF_RESULT_OK);
+        $this->assertSame(100, Library::ffi()->SF_RESULT_API);
+        $this->assertMatchesRegularExpression('/^\d+\.\d+\.\d+/', Library::ffi()->sf_version());
+    }
+
+    public function testEveryHeaderFunctionIsWrappedAndNothingElseIsCalled(): void
+    {
+        preg_match_all('/^[^\/#][^(]*?\b(sf_\w+)\(/m', (string) file_get_contents(Library::headerPath()), $declared);
+        $sources = implode("\n", array_map('file_get_contents', glob(dirname(__DIR__) . '/src/*.php') ?: []));
+        preg_match_all('/\b(sf_[a-z0-9_]+)\b(?!\.)/', $sources, $used);
+        // The error accessors are covered by sf_error_json, which carries every field.
+        $accessors = ['sf_error_result', 'sf_error_http_status', 'sf_error_retry_after_ms', 'sf_error_message', 'sf_error_code', 'sf_error_description', 'sf_error_field'];
+        $declared = array_values(array_diff(array_unique($declared[1]), $accessors));
+        $used = array_unique(array_filter($used[1], fn ($name) => !in_array($name, ['sf_error', 'sf_client', 'sf_webhook_verifier', 'sf_result', 'sf_version_decision'], true)));
+        sort($declared);
+        sort($used);
+        $this->assertSame($declared, array_values($used));
+    }
+}
