@@ -38,7 +38,7 @@ pub const DEFAULT_OVERSIZED_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_OVERSIZED_BYTES: usize = 256 * 1024 * 1024;
 
 /// Marker put on a response whose connection must be dropped without answering; the accept
-/// loop ([`crate::server`]) closes the connection when it sees it.
+/// loop (`server.rs`) closes the connection when it sees it.
 #[derive(Debug, Clone, Copy)]
 pub struct DropConnection;
 
