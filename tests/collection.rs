@@ -386,3 +386,66 @@ async fn notification_records_and_requeue() {
         .unwrap();
     assert!(accepted.accepted);
 }
+
+/// States: a pending payment whose `expires_at` passed with no channel session started reads
+/// as `expired` — not paid, and not a status to guess from a local timer.
+#[tokio::test]
+async fn expired_payment_reads_as_expired_and_not_paid() {
+    let h = Harness::start().await;
+    let created = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new("r-expire", usd("1.00"), "USD").with_expires_in(60),
+        )
+        .await
+        .unwrap();
+    h.advance_clock(120).await;
+    let p = h
+        .client
+        .get_merchant_payment(&created.payment.order_no)
+        .await
+        .unwrap();
+    assert_eq!(p.status, MerchantPaymentStatus::Expired);
+    assert!(!p.status.is_paid());
+    assert!(p.status_version > 0);
+}
+
+/// States: `review` is undecided — never paid, needs verification.
+#[tokio::test]
+async fn review_status_needs_verification_and_is_not_paid() {
+    let h = Harness::start().await;
+    let created = h
+        .client
+        .create_merchant_payment(&CreateMerchantPayment::new("r-review", usd("1.00"), "USD"))
+        .await
+        .unwrap();
+    let order_no = &created.payment.order_no;
+    h.control(
+        "POST",
+        &format!("/merchant-payments/{order_no}/force"),
+        Some(json!({"status": "review"})),
+    )
+    .await;
+    let p = h.client.get_merchant_payment(order_no).await.unwrap();
+    assert_eq!(p.status, MerchantPaymentStatus::Review);
+    assert!(!p.status.is_paid());
+    assert!(p.status.needs_verification());
+}
+
+/// Events: `notify_enabled` true without an address and secret and without an enabled
+/// merchant default is refused with 400 `invalid_notify_config` (only the service knows the
+/// default, so the SDK sends it).
+#[tokio::test]
+async fn notify_enabled_without_a_usable_default_is_invalid_notify_config() {
+    let h = Harness::start().await;
+    let err = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new("r-notify-cfg", usd("1.00"), "USD")
+                .with_notify_enabled(true),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(400));
+    assert!(err.is_code(&ErrorCode::InvalidNotifyConfig), "{err:?}");
+}
