@@ -302,9 +302,7 @@ async fn checkout_read_of_an_expired_due_payment_turns_it_expired() {
     );
     let record = env
         .get(
-            &env.api(&format!(
-                "/openapi/v1/merchant-payments?external_reference=order-page-expiry"
-            )),
+            &env.api("/openapi/v1/merchant-payments?external_reference=order-page-expiry"),
             Some(&token),
         )
         .await;
