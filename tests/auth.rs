@@ -217,3 +217,40 @@ async fn service_enforces_token_subjects_too() {
     let body: serde_json::Value = resp.json().await.unwrap();
     assert_eq!(body["error"], "client_credentials_required");
 }
+
+/// Conventions: business calls carry `Authorization: Bearer`, write requests use
+/// `Content-Type: application/json`, the token request is form-encoded; the user agent names
+/// the SDK version and the host app.
+#[tokio::test]
+async fn requests_carry_bearer_json_content_type_and_sdk_user_agent() {
+    let h = Harness::start_with(|c| c.with_user_agent("shop-backend/2.1")).await;
+    h.client
+        .create_merchant_payment(&storefront::CreateMerchantPayment::new(
+            "ua-ref",
+            storefront::MinorAmount::new(100).unwrap(),
+            "USD",
+        ))
+        .await
+        .unwrap();
+    let token = &h.requests_to("POST", token_path()).await[0];
+    assert!(
+        token["headers"]["content-type"]
+            .as_str()
+            .unwrap()
+            .starts_with("application/x-www-form-urlencoded")
+    );
+    let create = &h
+        .requests_to("POST", &h.api_path("/openapi/v1/merchant-payments"))
+        .await[0];
+    let headers = &create["headers"];
+    assert!(
+        headers["authorization"]
+            .as_str()
+            .unwrap()
+            .starts_with("Bearer ")
+    );
+    assert_eq!(headers["content-type"], "application/json");
+    let ua = headers["user-agent"].as_str().unwrap();
+    assert!(ua.starts_with(storefront::SDK_USER_AGENT), "{ua}");
+    assert!(ua.ends_with("shop-backend/2.1"), "{ua}");
+}
