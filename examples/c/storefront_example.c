@@ -1,0 +1,332 @@
+/*
+ * storefront C example: verifies a webhook and walks the catalog flow against the standalone
+ * sandbox, through include/storefront.h only.
+ *
+ *   storefront-sandbox --port 0 --ready-file /tmp/sbx.json &
+ *   cc -std=c99 -Iinclude examples/c/storefront_example.c -Ltarget/debug -lstorefront
+ *   ./a.out /tmp/sbx.json
+ *
+ * Ownership, as documented in the header: every `char *` written to an `..._out` argument is
+ * ours and goes back through sf_string_free; every sf_error through sf_error_free; handles
+ * through their own _free. All of them accept NULL. Run under valgrind, this program reports no
+ * leak.
+ *
+ * Real applications parse the JSON results with a JSON library; this example only pulls a few
+ * flat string fields out with json_field() below to stay dependency-free.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "storefront.h"
+
+static int failures = 0;
+
+/* Prints a failure's detail (branching happens on the codes, never the message) and frees it. */
+static void report(const char *what, sf_result result, sf_error *error) {
+    fprintf(stderr, "%s failed: result %u", what, (unsigned)result);
+    if (error != NULL) {
+        fprintf(stderr, " (HTTP %u, error %s): %s", (unsigned)sf_error_http_status(error),
+                sf_error_code(error) ? sf_error_code(error) : "-", sf_error_message(error));
+    }
+    fprintf(stderr, "\n");
+    sf_error_free(error);
+    failures++;
+}
+
+/* Copies the flat string field "key":"value" of a JSON object into out. Example-only helper. */
+static int json_field(const char *json, const char *key, char *out, size_t size) {
+    char pattern[64];
+    const char *start;
+    const char *end;
+    snprintf(pattern, sizeof pattern, "\"%s\":\"", key);
+    start = json ? strstr(json, pattern) : NULL;
+    if (start == NULL) {
+        return 0;
+    }
+    start += strlen(pattern);
+    end = strchr(start, '"');
+    if (end == NULL || (size_t)(end - start) >= size) {
+        return 0;
+    }
+    memcpy(out, start, (size_t)(end - start));
+    out[end - start] = '\0';
+    return 1;
+}
+
+static char *read_file(const char *path) {
+    FILE *file = fopen(path, "rb");
+    char *text;
+    long size;
+    if (file == NULL) {
+        return NULL;
+    }
+    fseek(file, 0, SEEK_END);
+    size = ftell(file);
+    rewind(file);
+    text = malloc((size_t)size + 1);
+    if (text != NULL && fread(text, 1, (size_t)size, file) == (size_t)size) {
+        text[size] = '\0';
+    } else {
+        free(text);
+        text = NULL;
+    }
+    fclose(file);
+    return text;
+}
+
+/*
+ * POSTs JSON to a sandbox control endpoint (sandbox only: mints a user token, which the real
+ * service issues through its authorization-code flow) and copies one string field of the answer.
+ */
+static int sandbox_post(const char *origin, const char *path, const char *body, const char *field,
+                        char *out, size_t size) {
+    char request[1024];
+    char answer[8192];
+    struct sockaddr_in address;
+    unsigned port = 0;
+    size_t used = 0;
+    ssize_t got;
+    int fd;
+    int ok;
+    if (sscanf(origin, "http://127.0.0.1:%u", &port) != 1) {
+        return 0;
+    }
+    memset(&address, 0, sizeof address);
+    address.sin_family = AF_INET;
+    address.sin_port = htons((unsigned short)port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || connect(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+        if (fd >= 0) {
+            close(fd);
+        }
+        return 0;
+    }
+    snprintf(request, sizeof request,
+             "POST /_sandbox%s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+             "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+             path, port, strlen(body), body);
+    ok = write(fd, request, strlen(request)) == (ssize_t)strlen(request);
+    while (ok && used < sizeof answer - 1 && (got = read(fd, answer + used, sizeof answer - 1 - used)) > 0) {
+        used += (size_t)got;
+    }
+    answer[used] = '\0';
+    close(fd);
+    return ok && strncmp(answer, "HTTP/1.1 2", 10) == 0 &&
+           (field == NULL || json_field(strstr(answer, "\r\n\r\n"), field, out, size));
+}
+
+/* Webhook: sign a notification like the service, verify it, check it, reject a tampered one. */
+static void webhook_demo(void) {
+    const char *secret = "whsec_example_0123456789abcdef0123456789";
+    const char *body =
+        "{\"id\":\"EVT-42\",\"type\":\"merchant_payment.status_changed\",\"api_version\":1,"
+        "\"created_at\":\"2026-11-22T12:00:00Z\",\"data\":{\"order_no\":\"MP42\","
+        "\"external_reference\":\"order-42\",\"payment_no\":\"ch_card_usd\",\"amount_minor\":1250,"
+        "\"currency\":\"USD\",\"currency_decimals\":2,\"status\":\"paid\",\"status_version\":2,"
+        "\"test_mode\":false,\"expires_at\":\"2026-11-22T12:30:00Z\",\"event_id\":\"PE42\","
+        "\"provider_trade_no\":\"T42\",\"occurred_at\":\"2026-11-22T12:01:00Z\"}}";
+    const char *expected =
+        "{\"external_reference\":\"order-42\",\"amount_minor\":1250,\"currency\":\"USD\",\"test_mode\":false}";
+    char timestamp[32];
+    char *tampered;
+    char *signature = NULL;
+    char *notification = NULL;
+    char *rejected = NULL;
+    char data[1024];
+    sf_webhook_verifier *verifier = NULL;
+    sf_error *error = NULL;
+    sf_result result;
+    long now = (long)time(NULL);
+
+    snprintf(timestamp, sizeof timestamp, "%ld", now);
+    result = sf_webhook_sign(secret, now, (const uint8_t *)body, strlen(body), &signature, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_webhook_sign", result, error);
+        return;
+    }
+    result = sf_webhook_verifier_new("[\"whsec_example_0123456789abcdef0123456789\"]", &verifier, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_webhook_verifier_new", result, error);
+        sf_string_free(signature);
+        return;
+    }
+    /* The raw body bytes exactly as received, as pointer and length. */
+    result = sf_webhook_verify(verifier, "EVT-42", timestamp, signature, (const uint8_t *)body,
+                               strlen(body), &notification, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_webhook_verify", result, error);
+    } else {
+        printf("webhook verified: %.60s...\n", notification);
+        /* After verifying: reference, amount, currency and test_mode; then the version guard. */
+        const char *data_start = strstr(notification, "\"data\":");
+        snprintf(data, sizeof data, "%s", data_start ? data_start + 7 : "{}");
+        data[strlen(data) - 1] = '\0'; /* drop the notification's closing brace */
+        result = sf_payment_expectation_check(data, expected, &error);
+        if (result != SF_RESULT_OK) {
+            report("sf_payment_expectation_check", result, error);
+        } else {
+            printf("payment matches the merchant's order\n");
+        }
+        if (sf_status_version_decision(1, 2) != SF_VERSION_DECISION_APPLY ||
+            sf_status_version_decision(2, 1) != SF_VERSION_DECISION_STALE) {
+            fprintf(stderr, "status version guard misbehaves\n");
+            failures++;
+        }
+    }
+    tampered = malloc(strlen(body) + 1);
+    if (tampered != NULL) {
+        strcpy(tampered, body);
+        tampered[strlen(tampered) - 3] = '9'; /* any changed byte breaks the signature */
+        result = sf_webhook_verify(verifier, "EVT-42", timestamp, signature, (const uint8_t *)tampered,
+                                   strlen(tampered), &rejected, &error);
+        if (result != SF_RESULT_WEBHOOK_SIGNATURE_MISMATCH || rejected != NULL) {
+            fprintf(stderr, "a tampered body must be rejected (got %u)\n", (unsigned)result);
+            failures++;
+        } else {
+            printf("tampered webhook rejected: %s\n", sf_error_message(error));
+        }
+        sf_error_free(error);
+        error = NULL;
+        free(tampered);
+    }
+    sf_string_free(rejected);
+    sf_string_free(notification);
+    sf_string_free(signature);
+    sf_webhook_verifier_free(verifier);
+}
+
+/* Catalog flow: profile and products with the client token, then an order paid by a user. */
+static void catalog_demo(sf_client *client, const char *origin) {
+    char *profile = NULL;
+    char *page = NULL;
+    char *created = NULL;
+    char *start = NULL;
+    char *outcome = NULL;
+    char token[512];
+    char order_no[128];
+    char name[256];
+    sf_error *error = NULL;
+    sf_result result;
+
+    result = sf_merchant_profile_get(client, NULL, &profile, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_merchant_profile_get", result, error);
+        return;
+    }
+    if (json_field(profile, "name", name, sizeof name)) {
+        printf("merchant: %s\n", name);
+    }
+    sf_string_free(profile);
+
+    result = sf_products_list(client, NULL, "{\"limit\":5}", &page, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_products_list", result, error);
+        return;
+    }
+    printf("products: %.80s...\n", page);
+    sf_string_free(page);
+
+    if (!sandbox_post(origin, "/users/alice/tokens", "{\"client_id\":\"sbx_merchant_client\"}",
+                      "access_token", token, sizeof token)) {
+        fprintf(stderr, "could not mint a user token at the sandbox\n");
+        failures++;
+        return;
+    }
+    result = sf_order_create(client, token,
+                             "{\"gd_no\":\"G1001\",\"quantity\":1,\"payment_no\":\"ch_platform_coin\"}",
+                             &created, &error);
+    if (result != SF_RESULT_OK || !json_field(created, "order_no", order_no, sizeof order_no)) {
+        report("sf_order_create", result, error);
+        sf_string_free(created);
+        return;
+    }
+    sf_string_free(created);
+    printf("order created: %s\n", order_no);
+
+    result = sf_payment_start(client, token, order_no, "ch_platform_coin", &start, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_payment_start", result, error);
+        return;
+    }
+    printf("payment started: %s\n", start);
+    sf_string_free(start);
+
+    result = sf_payment_wait(client, token, order_no, 200, 30000, &outcome, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_payment_wait", result, error);
+        return;
+    }
+    if (strncmp(outcome, "{\"payment_status\":1", 19) != 0) {
+        fprintf(stderr, "expected a paid order, got %s\n", outcome);
+        failures++;
+    } else {
+        printf("order paid: %.80s...\n", outcome);
+    }
+    sf_string_free(outcome);
+
+    /* A service error keeps its HTTP status and `error` code. */
+    result = sf_merchant_payment_get(client, "MP-DOES-NOT-EXIST", &outcome, &error);
+    if (result != SF_RESULT_API || sf_error_http_status(error) != 404 ||
+        strcmp(sf_error_code(error), "payment_not_found") != 0) {
+        fprintf(stderr, "expected 404 payment_not_found (got %u)\n", (unsigned)result);
+        failures++;
+    } else {
+        printf("unknown payment: HTTP %u %s\n", (unsigned)sf_error_http_status(error), sf_error_code(error));
+    }
+    sf_error_free(error);
+}
+
+int main(int argc, char **argv) {
+    char origin[256];
+    char config[2048];
+    char *ready;
+    sf_client *client = NULL;
+    sf_error *error = NULL;
+    sf_result result;
+
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s SANDBOX_READY_FILE\n", argv[0]);
+        return 2;
+    }
+    ready = read_file(argv[1]);
+    if (ready == NULL || !json_field(ready, "origin", origin, sizeof origin)) {
+        fprintf(stderr, "cannot read the sandbox ready file %s\n", argv[1]);
+        free(ready);
+        return 2;
+    }
+    free(ready);
+    printf("storefront %s against %s\n", sf_version(), origin);
+
+    webhook_demo();
+
+    snprintf(config, sizeof config,
+             "{\"base_url\":\"%s/api\",\"token_endpoint\":\"%s/oauth/token\","
+             "\"userinfo_endpoint\":\"%s/oauth/userinfo\",\"client_id\":\"sbx_merchant_client\","
+             "\"client_secret\":\"sbx_merchant_secret_9f2c41d7a8e64b0c\",\"allow_insecure_loopback\":true,"
+             "\"scopes\":[\"merchant.profile.read\",\"products.read\",\"merchant_payments.read\","
+             "\"merchant_payments.create\"]}",
+             origin, origin, origin);
+    result = sf_client_new(config, &client, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_client_new", result, error);
+        return 1;
+    }
+    catalog_demo(client, origin);
+    sf_client_free(client);
+
+    if (failures != 0) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("all checks passed\n");
+    return 0;
+}
