@@ -227,7 +227,7 @@ pub fn confirm_payment(
             .ok_or_else(|| ApiError::new(StatusCode::FORBIDDEN, "login_required"))?;
         if wallet.wallet < amount {
             return Err(ApiError::unprocessable(
-                "insufficient_funds",
+                "insufficient_balance",
                 "the buyer's platform-coin wallet does not cover the amount",
             ));
         }
