@@ -101,12 +101,16 @@ pub async fn token_endpoint(
             expires_at: now + Duration::seconds(TOKEN_LIFETIME_SECONDS),
         },
     );
-    Ok(Json(json!({
-        "access_token": token,
-        "token_type": "Bearer",
-        "expires_in": TOKEN_LIFETIME_SECONDS,
-        "scope": scopes.join(" "),
-    })))
+    // RFC 6749 section 5.1: token responses are never cached.
+    Ok((
+        [(axum::http::header::CACHE_CONTROL, "no-store")],
+        Json(json!({
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires_in": TOKEN_LIFETIME_SECONDS,
+            "scope": scopes.join(" "),
+        })),
+    ))
 }
 
 /// Compares two secrets without leaking where they differ: digests are compared, so the time

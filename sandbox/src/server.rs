@@ -63,8 +63,13 @@ pub fn generate_tls() -> Result<GeneratedTls, Box<dyn std::error::Error + Send +
 /// as [`ConnectInfo`] (per-IP limits use it).
 pub async fn serve(listener: TcpListener, app: Router, tls: Option<TlsAcceptor>) {
     loop {
-        let Ok((stream, peer)) = listener.accept().await else {
-            continue;
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(_) => {
+                // Out of descriptors or a transient network error: back off instead of spinning.
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
         };
         let app = app.clone();
         let tls = tls.clone();

@@ -25,6 +25,7 @@ async fn token_endpoint_grants_client_credentials_with_scope_and_expires_in() {
         .await
         .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["cache-control"], "no-store");
     let body: Value = response.json().await.unwrap();
     assert!(body["access_token"].as_str().is_some_and(|t| !t.is_empty()));
     assert_eq!(body["scope"], "merchant_payments.read products.read");
