@@ -117,6 +117,17 @@ async fn same_idempotency_key_is_reused_across_retries_and_one_payment_exists() 
         .unwrap();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].order_no, created.payment.order_no);
+    // The app retrying later with its persisted key and the same parameters gets the same one.
+    let again = h.client.create_merchant_payment(&req).await.unwrap();
+    assert_eq!(again.payment.order_no, created.payment.order_no);
+    let listed = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(
+            "order-idem-1",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1);
 }
 
 /// Contract: 500 `server_error` — reuse the original idempotency key for writes.
