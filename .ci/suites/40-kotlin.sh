@@ -29,7 +29,16 @@ cargo build -q -p storefront-sandbox
 mvn -B -ntp -f bindings/kotlin/pom.xml verify \
   -Dstorefront.native.dir="$PWD/target/uniffi" \
   -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox"
-# The example must keep compiling against the API (running it needs a sandbox the user starts).
-if [ -f examples/kotlin/pom.xml ]; then
-  mvn -B -ntp -q -f examples/kotlin/pom.xml compile
-fi
+# The example: one Maven command against a standalone sandbox, as a newcomer runs it.
+ready_dir=$(mktemp -d)
+target/debug/storefront-sandbox --port 0 --ready-file "$ready_dir/ready.json" >"$ready_dir/sandbox.log" 2>&1 &
+sandbox_pid=$!
+trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$ready_dir"' EXIT
+for _ in $(seq 1 600); do
+  [ -f "$ready_dir/ready.json" ] && break
+  kill -0 "$sandbox_pid" 2>/dev/null || { cat "$ready_dir/sandbox.log" >&2; exit 1; }
+  sleep 0.1
+done
+origin=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["origin"])' "$ready_dir/ready.json")
+mvn -B -ntp -q -f examples/kotlin/pom.xml compile exec:java -Dsandbox="$origin" | tee "$ready_dir/example.out"
+grep -q 'both flows done' "$ready_dir/example.out"

@@ -231,6 +231,7 @@ impl From<CreateOrderRequest> for core::CreateOrderRequest {
 /// Catalog order `status`: 0 awaiting payment, 1 paid and being processed, 2 cancelled,
 /// 3 completed. Not the payment status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+#[uniffi::export(Display)]
 pub enum OrderStatus {
     /// 0.
     AwaitingPayment,
@@ -261,6 +262,7 @@ impl From<core::OrderStatus> for OrderStatus {
 
 /// Catalog payment status: 0 awaiting payment, 1 paid, 2 cancelled. Not the order status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+#[uniffi::export(Display)]
 pub enum PaymentStatus {
     /// 0.
     AwaitingPayment,
@@ -449,4 +451,29 @@ pub fn build_other_ipu(
 ) -> Result<HashMap<String, String>> {
     let form = OtherIpuForm::for_product(&product.to_core()).map_err(StorefrontError::from)?;
     Ok(form.build(values)?.into_iter().collect())
+}
+
+impl std::fmt::Display for OrderStatus {
+    /// Name and number, e.g. `PaidProcessing (1)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OrderStatus::AwaitingPayment => f.write_str("AwaitingPayment (0)"),
+            OrderStatus::PaidProcessing => f.write_str("PaidProcessing (1)"),
+            OrderStatus::Cancelled => f.write_str("Cancelled (2)"),
+            OrderStatus::Completed => f.write_str("Completed (3)"),
+            OrderStatus::Unknown { code } => write!(f, "Unknown ({code})"),
+        }
+    }
+}
+
+impl std::fmt::Display for PaymentStatus {
+    /// Name and number, e.g. `Paid (1)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PaymentStatus::AwaitingPayment => f.write_str("AwaitingPayment (0)"),
+            PaymentStatus::Paid => f.write_str("Paid (1)"),
+            PaymentStatus::Cancelled => f.write_str("Cancelled (2)"),
+            PaymentStatus::Unknown { code } => write!(f, "Unknown ({code})"),
+        }
+    }
 }

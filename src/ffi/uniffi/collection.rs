@@ -21,6 +21,7 @@ use super::types::{JsonValue, json_map};
 /// Merchant-payment status. Only `Paid` confirms payment; `Unknown` (a future status) needs
 /// verification and is never paid.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+#[uniffi::export(Display)]
 pub enum MerchantPaymentStatus {
     /// Undecided; do not deliver; do not judge failure from a local timer.
     Pending,
@@ -375,5 +376,20 @@ impl From<core::DeliveryRecord> for DeliveryRecord {
                 })
                 .collect(),
         }
+    }
+}
+
+impl std::fmt::Display for MerchantPaymentStatus {
+    /// The wire text (`paid`, or the unknown value as sent).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MerchantPaymentStatus::Pending => "pending",
+            MerchantPaymentStatus::Paid => "paid",
+            MerchantPaymentStatus::Review => "review",
+            MerchantPaymentStatus::Expired => "expired",
+            MerchantPaymentStatus::Refunded => "refunded",
+            MerchantPaymentStatus::Chargeback => "chargeback",
+            MerchantPaymentStatus::Unknown { value } => value,
+        })
     }
 }

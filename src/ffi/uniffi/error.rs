@@ -13,6 +13,7 @@ use crate::error::{
 
 /// The service's `error` code (Kotlin sealed class / Swift enum); unknown codes stay in `Other`.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+#[uniffi::export(Display)]
 pub enum ErrorCode {
     /// 400 `invalid_notify_config`.
     InvalidNotifyConfig,
@@ -135,7 +136,7 @@ impl From<CoreTransport> for TransportKind {
 pub enum StorefrontError {
     /// The service rejected the request: HTTP `status` and the `error` `code`, with
     /// `error_description`, `field` and `Retry-After` (seconds) when the service sent them.
-    #[error("HTTP {status} {code:?}")]
+    #[error("HTTP {status} {code}")]
     Api {
         /// HTTP status.
         status: i32,
@@ -336,5 +337,45 @@ pub(crate) fn invalid(field: &str, detail: impl Into<String>) -> StorefrontError
     StorefrontError::Validation {
         field: field.to_owned(),
         detail: detail.into(),
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    /// The wire string of the code (`rate_limited`).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.wire())
+    }
+}
+
+impl ErrorCode {
+    fn wire(&self) -> &str {
+        use ErrorCode as E;
+        match self {
+            E::InvalidNotifyConfig => "invalid_notify_config",
+            E::InvalidNotifyUrl => "invalid_notify_url",
+            E::InvalidNotifySecret => "invalid_notify_secret",
+            E::InvalidRequest => "invalid_request",
+            E::InvalidExpiresIn => "invalid_expires_in",
+            E::InvalidReturnUrl => "invalid_return_url",
+            E::InvalidToken => "invalid_token",
+            E::InsufficientScope => "insufficient_scope",
+            E::ClientCredentialsRequired => "client_credentials_required",
+            E::MerchantInactive => "merchant_inactive",
+            E::LoginRequired => "login_required",
+            E::PaymentDebugAccessDenied => "payment_debug_access_denied",
+            E::PaymentNotFound => "payment_not_found",
+            E::PaymentConflict => "payment_conflict",
+            E::ProviderResultMismatch => "provider_result_mismatch",
+            E::PaymentExpired => "payment_expired",
+            E::ChannelUnavailable => "channel_unavailable",
+            E::CurrencyRateUnavailable => "currency_rate_unavailable",
+            E::MerchantFeeFundingUnavailable => "merchant_fee_funding_unavailable",
+            E::ProviderResultPending => "provider_result_pending",
+            E::RateLimited => "rate_limited",
+            E::RateLimitUnavailable => "rate_limit_unavailable",
+            E::NotificationUnavailable => "notification_unavailable",
+            E::ServerError => "server_error",
+            E::Other { code } => code,
+        }
     }
 }

@@ -5063,7 +5063,7 @@ public func FfiConverterTypeDeliveryStatus_lower(_ value: DeliveryStatus) -> Rus
  * The service's `error` code (Kotlin sealed class / Swift enum); unknown codes stay in `Other`.
  */
 
-public enum ErrorCode: Equatable, Hashable {
+public enum ErrorCode: Equatable, Hashable, CustomStringConvertible {
     
     /**
      * 400 `invalid_notify_config`.
@@ -5174,6 +5174,17 @@ public enum ErrorCode: Equatable, Hashable {
 
 
 
+// The local Rust `Display` implementation.
+public var description: String {
+    return try!  FfiConverterString.lift(
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_errorcode_uniffi_trait_display(
+            FfiConverterTypeErrorCode_lower(self),uniffiCallStatus
+    )
+}
+    )
+}
 }
 
 #if compiler(>=6)
@@ -5521,7 +5532,7 @@ public func FfiConverterTypeJsonValue_lower(_ value: JsonValue) -> RustBuffer {
  * verification and is never paid.
  */
 
-public enum MerchantPaymentStatus: Equatable, Hashable {
+public enum MerchantPaymentStatus: Equatable, Hashable, CustomStringConvertible {
     
     /**
      * Undecided; do not deliver; do not judge failure from a local timer.
@@ -5560,6 +5571,17 @@ public enum MerchantPaymentStatus: Equatable, Hashable {
 
 
 
+// The local Rust `Display` implementation.
+public var description: String {
+    return try!  FfiConverterString.lift(
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_merchantpaymentstatus_uniffi_trait_display(
+            FfiConverterTypeMerchantPaymentStatus_lower(self),uniffiCallStatus
+    )
+}
+    )
+}
 }
 
 #if compiler(>=6)
@@ -5653,7 +5675,7 @@ public func FfiConverterTypeMerchantPaymentStatus_lower(_ value: MerchantPayment
  * 3 completed. Not the payment status.
  */
 
-public enum OrderStatus: Equatable, Hashable {
+public enum OrderStatus: Equatable, Hashable, CustomStringConvertible {
     
     /**
      * 0.
@@ -5684,6 +5706,17 @@ public enum OrderStatus: Equatable, Hashable {
 
 
 
+// The local Rust `Display` implementation.
+public var description: String {
+    return try!  FfiConverterString.lift(
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_orderstatus_uniffi_trait_display(
+            FfiConverterTypeOrderStatus_lower(self),uniffiCallStatus
+    )
+}
+    )
+}
 }
 
 #if compiler(>=6)
@@ -5855,7 +5888,7 @@ public func FfiConverterTypePaymentPolicy_lower(_ value: PaymentPolicy) -> RustB
  * Catalog payment status: 0 awaiting payment, 1 paid, 2 cancelled. Not the order status.
  */
 
-public enum PaymentStatus: Equatable, Hashable {
+public enum PaymentStatus: Equatable, Hashable, CustomStringConvertible {
     
     /**
      * 0.
@@ -5882,6 +5915,17 @@ public enum PaymentStatus: Equatable, Hashable {
 
 
 
+// The local Rust `Display` implementation.
+public var description: String {
+    return try!  FfiConverterString.lift(
+        try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_paymentstatus_uniffi_trait_display(
+            FfiConverterTypePaymentStatus_lower(self),uniffiCallStatus
+    )
+}
+    )
+}
 }
 
 #if compiler(>=6)

@@ -902,6 +902,14 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_method_webhookverifier_verify_at(`ptr`: Long,`eventId`: RustBuffer.ByValue,`timestamp`: RustBuffer.ByValue,`signature`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,`nowUnixSeconds`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_orderstatus_uniffi_trait_display(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_paymentstatus_uniffi_trait_display(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_merchantpaymentstatus_uniffi_trait_display(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_errorcode_uniffi_trait_display(`ptr`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_sdk_version(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_build_other_ipu(`product`: RustBuffer.ByValue,`values`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -6608,6 +6616,15 @@ sealed class ErrorCode {
     {
         
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_errorcode_uniffi_trait_display(FfiConverterTypeErrorCode.lower(this),
+        _status)
+}
+    )
+    }
         companion object
     }
     
@@ -6617,6 +6634,15 @@ sealed class ErrorCode {
     
     
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_errorcode_uniffi_trait_display(FfiConverterTypeErrorCode.lower(this),
+        _status)
+}
+    )
+    }
 
     companion object
 }
@@ -7183,6 +7209,15 @@ sealed class MerchantPaymentStatus {
     {
         
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_merchantpaymentstatus_uniffi_trait_display(FfiConverterTypeMerchantPaymentStatus.lower(this),
+        _status)
+}
+    )
+    }
         companion object
     }
     
@@ -7192,6 +7227,15 @@ sealed class MerchantPaymentStatus {
     
     
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_merchantpaymentstatus_uniffi_trait_display(FfiConverterTypeMerchantPaymentStatus.lower(this),
+        _status)
+}
+    )
+    }
 
     companion object
 }
@@ -7342,6 +7386,15 @@ sealed class OrderStatus {
     {
         
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_orderstatus_uniffi_trait_display(FfiConverterTypeOrderStatus.lower(this),
+        _status)
+}
+    )
+    }
         companion object
     }
     
@@ -7351,6 +7404,15 @@ sealed class OrderStatus {
     
     
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_orderstatus_uniffi_trait_display(FfiConverterTypeOrderStatus.lower(this),
+        _status)
+}
+    )
+    }
 
     companion object
 }
@@ -7574,6 +7636,15 @@ sealed class PaymentStatus {
     {
         
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_paymentstatus_uniffi_trait_display(FfiConverterTypePaymentStatus.lower(this),
+        _status)
+}
+    )
+    }
         companion object
     }
     
@@ -7583,6 +7654,15 @@ sealed class PaymentStatus {
     
     
 
+    // The local Rust `Display`/`Debug` implementation.
+    override fun toString(): String {
+        return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_paymentstatus_uniffi_trait_display(FfiConverterTypePaymentStatus.lower(this),
+        _status)
+}
+    )
+    }
 
     companion object
 }

@@ -47,3 +47,17 @@ class SecretsAndMoneyTest {
         assertThrows<StorefrontException.Validation> { formatFixedPoint8(12_3456_7890L, 2u) }
     }
 }
+
+/** Statuses and codes print as what they mean, so logs stay readable without raw JSON. */
+class ReadableToStringTest {
+    @Test
+    fun `codes and statuses print their contract values`() {
+        assertEquals("rate_limited", ErrorCode.RateLimited.toString())
+        assertEquals("invalid_client", ErrorCode.Other("invalid_client").toString())
+        assertEquals("paid", MerchantPaymentStatus.Paid.toString())
+        assertEquals("settled_later", MerchantPaymentStatus.Unknown("settled_later").toString())
+        assertFalse(merchantPaymentStatusIsPaid(MerchantPaymentStatus.Unknown("paid_maybe")))
+        assertEquals("Paid (1)", PaymentStatus.Paid.toString())
+        assertEquals("PaidProcessing (1)", OrderStatus.PaidProcessing.toString())
+    }
+}
