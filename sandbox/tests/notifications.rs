@@ -523,6 +523,7 @@ async fn only_2xx_acknowledges_and_redirects_are_not_followed() {
         (204u16, true),
         (299, true),
         (302, false),
+        (307, false),
         (404, false),
         (503, false),
     ] {
@@ -547,8 +548,37 @@ async fn only_2xx_acknowledges_and_redirects_are_not_followed() {
             assert!(record["last_error"].is_string(), "{code}");
             assert!(record["next_attempt_at"].is_string(), "{code}");
         }
-        assert_eq!(receiver.count(), 1, "{code}: a redirect is not followed");
+        assert_eq!(
+            receiver.count(),
+            1,
+            "{code}: a redirect (Location: the receiver itself) is not followed"
+        );
     }
+}
+
+/// One delivery waits at most 8 seconds; a receiver slower than that is a failed attempt.
+/// (This test takes 8 s of real time: the HTTP timeout is not on the sandbox clock.)
+#[tokio::test]
+async fn delivery_waits_at_most_8_seconds() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let receiver = Receiver::start().await;
+    receiver.answer_slowly(std::time::Duration::from_secs(30));
+    let order = order_no(&created(&env, &token, &with_notify("slow", &receiver.url, SECRET)).await);
+    receiver.wait_for(1).await;
+    eventually("the attempt gives up", || {
+        let (env, token, order) = (&env, &token, &order);
+        async move { records(env, token, order, "").await.body["items"][0]["attempts"] == 1 }
+    })
+    .await;
+    let record = records(&env, &token, &order, "").await.body["items"][0].clone();
+    assert_eq!(record["delivery_status"], "pending");
+    assert!(record["last_http_status"].is_null());
+    assert!(record["last_error"].as_str().unwrap().contains("timeout"));
+    assert!(
+        record["next_attempt_at"].is_string(),
+        "retried per the schedule"
+    );
 }
 
 fn parse_time(v: &Value) -> time::OffsetDateTime {

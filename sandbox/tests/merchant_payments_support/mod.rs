@@ -164,6 +164,10 @@ struct ReceiverState {
     script: VecDeque<u16>,
     /// Status used once the script is empty.
     fallback: Option<u16>,
+    /// Real-time delay before answering.
+    delay: Option<Duration>,
+    /// Own address, sent as `Location` with 3xx answers (a client following it would come back).
+    url: String,
 }
 
 /// A local notification receiver.
@@ -176,12 +180,15 @@ pub struct Receiver {
 impl Receiver {
     /// Starts a receiver on 127.0.0.1:0 answering 200 unless told otherwise.
     pub async fn start() -> Receiver {
-        let state = Arc::new(Mutex::new(ReceiverState::default()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        let state = Arc::new(Mutex::new(ReceiverState {
+            url: url.clone(),
+            ..ReceiverState::default()
+        }));
         let app = axum::Router::new()
             .route("/hook", axum::routing::post(receive))
             .with_state(state.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/hook", listener.local_addr().unwrap());
         tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
@@ -193,6 +200,11 @@ impl Receiver {
         let mut state = self.state.lock().unwrap();
         state.script.clear();
         state.fallback = Some(status);
+    }
+
+    /// Waits `delay` (real time) before answering from now on.
+    pub fn answer_slowly(&self, delay: Duration) {
+        self.state.lock().unwrap().delay = Some(delay);
     }
 
     /// Everything received so far.
@@ -240,9 +252,21 @@ async fn receive(
     State(state): State<Arc<Mutex<ReceiverState>>>,
     headers: HeaderMap,
     body: Bytes,
-) -> AxumStatus {
-    let mut state = state.lock().unwrap();
-    state.received.push(Received { headers, body });
-    let code = state.script.pop_front().or(state.fallback).unwrap_or(200);
-    AxumStatus::from_u16(code).unwrap_or(AxumStatus::OK)
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let (code, delay, url) = {
+        let mut state = state.lock().unwrap();
+        state.received.push(Received { headers, body });
+        let code = state.script.pop_front().or(state.fallback).unwrap_or(200);
+        (code, state.delay, state.url.clone())
+    };
+    if let Some(delay) = delay {
+        tokio::time::sleep(delay).await;
+    }
+    let status = AxumStatus::from_u16(code).unwrap_or(AxumStatus::OK);
+    if status.is_redirection() {
+        (status, [(axum::http::header::LOCATION, url)]).into_response()
+    } else {
+        status.into_response()
+    }
 }
