@@ -315,6 +315,15 @@ async fn bad_input_to_every_route_gets_a_clear_4xx_and_loses_no_data() {
                 status.is_client_error() || status.is_success() || status.is_redirection(),
                 "{method} {url} with {name}: {status} {text}"
             );
+            // API, OAuth and control errors carry the contract's error shape.
+            let json_route = !url.contains("/checkout/") && !url.contains("/catalog-pay/");
+            if json_route && status.is_client_error() {
+                let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+                assert!(
+                    body["error"].is_string(),
+                    "{method} {url} with {name}: {status} {text}"
+                );
+            }
         }
     }
 
@@ -345,4 +354,37 @@ async fn bad_input_to_every_route_gets_a_clear_4xx_and_loses_no_data() {
         .order(&user, seed::PRODUCT_BEANS, 1, seed::CHANNEL_CARD_USD)
         .await;
     assert!(!order_no.is_empty());
+}
+
+#[tokio::test]
+async fn framework_errors_carry_the_contract_error_shape() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    for (method, url, status) in [
+        ("POST", env.api("/openapi/v1/merchant"), 405),
+        ("DELETE", env.sandbox.token_endpoint(), 405),
+        ("GET", env.api("/openapi/v1/orders/%FF%FE"), 400),
+        ("GET", env.api("/openapi/v1/nothing-here"), 404),
+        ("PATCH", env.control("/clock"), 405),
+    ] {
+        let response = env
+            .http
+            .request(method.parse().unwrap(), &url)
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        let answer = harness::answer(response).await;
+        assert_eq!(
+            answer.status.as_u16(),
+            status,
+            "{method} {url}: {}",
+            answer.text
+        );
+        assert!(
+            answer.body["error"].is_string(),
+            "{method} {url}: {}",
+            answer.text
+        );
+    }
 }
