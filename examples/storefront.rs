@@ -23,7 +23,7 @@ use storefront::{
     PaymentStatus, ProductQuery, StatusNotification, VersionDecision, WebhookVerifier,
     status_version_decision,
 };
-use storefront_sandbox::{Sandbox, seed};
+use storefront_sandbox::{Sandbox, SandboxOptions, seed};
 use tokio::sync::mpsc;
 
 type AnyResult<T> = Result<T, Box<dyn Error + Send + Sync>>;
@@ -35,11 +35,18 @@ pub async fn control(
     path: &str,
     body: serde_json::Value,
 ) -> AnyResult<serde_json::Value> {
+    let mut roots = rustls::RootCertStore::empty();
+    if let Some(pem) = sandbox.ca_pem() {
+        use rustls::pki_types::{CertificateDer, pem::PemObject};
+        for cert in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+            roots.add(cert?)?;
+        }
+    }
     let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
     .with_safe_default_protocol_versions()?
-    .with_root_certificates(rustls::RootCertStore::empty())
+    .with_root_certificates(roots)
     .with_no_client_auth();
     let http = reqwest::Client::builder()
         .tls_backend_preconfigured(tls)
@@ -114,8 +121,16 @@ async fn start_receiver(
 
 /// Walks both flows against a fresh in-process sandbox, printing a line per step.
 pub async fn run() -> AnyResult<()> {
-    let sandbox = Sandbox::start().await?;
-    println!("sandbox      running at {}", sandbox.origin());
+    // HTTPS with a CA the sandbox generates at start; the SDK trusts only that CA here.
+    let sandbox = Sandbox::start_with(SandboxOptions {
+        tls: true,
+        ..Default::default()
+    })
+    .await?;
+    println!(
+        "sandbox      running at {} (TLS, generated CA)",
+        sandbox.origin()
+    );
 
     let config = Config::new(
         sandbox.base_url(),
@@ -124,7 +139,10 @@ pub async fn run() -> AnyResult<()> {
         seed::MERCHANT_CLIENT_SECRET,
     )
     .with_userinfo_endpoint(sandbox.userinfo_endpoint())
+    .with_root_ca_pem(sandbox.ca_pem().ok_or("sandbox has no CA")?)
     .with_user_agent("storefront-example/1")
+    // Only so the local receiver may be plain http://127.0.0.1; the real service requires a
+    // public HTTPS notification address.
     .allow_insecure_loopback(true);
     let client = Client::new(config)?;
 
