@@ -4,6 +4,17 @@
 //! amount multiplied by 10 to the power of the currency precision"; catalog amounts "are integers
 //! in eight-decimal fixed point (value multiplied by 10^8)"; "use integer or decimal arithmetic,
 //! never floating-point rounding".
+//!
+//! ```
+//! use storefront::{FixedPoint8, MinorAmount};
+//! let usd = MinorAmount::parse_decimal("12.50", 2)?;      // currency_decimals 2
+//! assert_eq!(usd.get(), 1250);
+//! assert_eq!(usd.to_decimal_string(2), "12.50");
+//! assert!(MinorAmount::parse_decimal("12.505", 2).is_err()); // no silent rounding
+//! let price: FixedPoint8 = "12.5".parse()?;                 // catalog: value x 10^8
+//! assert_eq!(price.raw(), 1_250_000_000);
+//! # Ok::<(), storefront::MoneyError>(())
+//! ```
 
 use std::fmt;
 use std::str::FromStr;

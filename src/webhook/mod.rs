@@ -8,6 +8,25 @@
 //! currency and `test_mode`"; `id` equals header `X-Service-Event-ID`; "a lower version must
 //! not overwrite a higher one"; the receiver keeps old secrets until old notifications finish
 //! (hence several secrets).
+//!
+//! ```
+//! use storefront::{TestSigner, WebhookVerifier, WebhookError};
+//! # let body = br#"{"id":"evt_1","type":"merchant_payment.status_changed","api_version":1,
+//! #   "created_at":"2026-11-22T10:00:00Z","data":{"order_no":"MP1","external_reference":"r1",
+//! #   "payment_no":"","amount_minor":1250,"currency":"USD","currency_decimals":2,
+//! #   "status":"pending","status_version":1,"test_mode":false,
+//! #   "expires_at":"2026-11-22T10:30:00Z"}}"#;
+//! let secret = "notify-secret-of-this-payment-0123456789";
+//! let now = time::OffsetDateTime::now_utc().unix_timestamp();
+//! // What the service sends (here produced by the test signer):
+//! let signature = TestSigner::new(secret).signature(now, body);
+//! // The receiver: verify the raw body bytes before anything else.
+//! let verifier = WebhookVerifier::new(["an-older-secret-still-in-use-aaaaaa", secret])?;
+//! let n = verifier.verify(Some("evt_1"), Some(&now.to_string()), Some(&signature), body)?;
+//! assert_eq!(n.data.order_no, "MP1");
+//! assert!(!n.data.status.is_paid());
+//! # Ok::<(), WebhookError>(())
+//! ```
 
 mod guard;
 mod signer;
