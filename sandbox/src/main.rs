@@ -147,6 +147,10 @@ async fn main() {
             "userinfo_endpoint": sandbox.userinfo_endpoint(),
             "control_url": sandbox.control_url(),
             "ca_pem_path": ca_pem_path.map(|p| p.display().to_string()),
+            "clients": seeded_clients(),
+            "users": [seed::USER_ALICE, seed::USER_BOB, seed::USER_CAROL],
+            "merchant_no": seed::MERCHANT_NO,
+            "other_merchant_no": seed::OTHER_MERCHANT_NO,
         });
         let partial = path.with_extension("partial");
         let written = std::fs::write(&partial, ready.to_string())
@@ -158,4 +162,54 @@ async fn main() {
     }
     let _ = tokio::signal::ctrl_c().await;
     drop(sandbox);
+}
+
+/// The seeded OAuth clients for the ready file (sandbox-only secrets).
+fn seeded_clients() -> serde_json::Value {
+    let client = |id: &str, secret: Option<&str>, merchant: Option<&str>, note: &str| {
+        serde_json::json!({
+            "client_id": id,
+            "client_secret": secret,
+            "merchant_no": merchant,
+            "note": note,
+        })
+    };
+    serde_json::json!([
+        client(
+            seed::MERCHANT_CLIENT_ID,
+            Some(seed::MERCHANT_CLIENT_SECRET),
+            Some(seed::MERCHANT_NO),
+            "all scopes"
+        ),
+        client(
+            seed::CATALOG_CLIENT_ID,
+            Some(seed::CATALOG_CLIENT_SECRET),
+            Some(seed::MERCHANT_NO),
+            "no merchant_payments scopes"
+        ),
+        client(
+            seed::OTHER_CLIENT_ID,
+            Some(seed::OTHER_CLIENT_SECRET),
+            Some(seed::OTHER_MERCHANT_NO),
+            "second merchant, all scopes"
+        ),
+        client(
+            seed::INACTIVE_CLIENT_ID,
+            Some(seed::INACTIVE_CLIENT_SECRET),
+            Some(seed::INACTIVE_MERCHANT_NO),
+            "inactive merchant"
+        ),
+        client(
+            seed::UNBOUND_CLIENT_ID,
+            Some(seed::UNBOUND_CLIENT_SECRET),
+            None,
+            "bound to no merchant"
+        ),
+        client(
+            seed::PUBLIC_CLIENT_ID,
+            None,
+            Some(seed::MERCHANT_NO),
+            "public client: openid and products.read, no client-credentials grant"
+        ),
+    ])
 }

@@ -124,7 +124,12 @@ pub async fn middleware(
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip().to_string());
     let mut record = json!({
+        "peer": peer,
         "at": shared.clock.now().format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
         "method": parts.method.as_str(),
         "path": redact_path(&path),

@@ -101,6 +101,14 @@ async fn binary_writes_its_endpoints_to_the_ready_file_prints_credentials_and_se
         format!("{origin}{}", seed::CONTROL_PREFIX)
     );
     assert!(ready["ca_pem_path"].is_null());
+    let clients = ready["clients"].as_array().unwrap();
+    let merchant = clients
+        .iter()
+        .find(|c| c["client_id"] == seed::MERCHANT_CLIENT_ID)
+        .expect("the merchant client is listed");
+    assert_eq!(merchant["client_secret"], seed::MERCHANT_CLIENT_SECRET);
+    assert_eq!(merchant["merchant_no"], seed::MERCHANT_NO);
+    assert_eq!(ready["users"][0], seed::USER_ALICE);
 
     let http = reqwest::Client::builder()
         .tls_backend_preconfigured(

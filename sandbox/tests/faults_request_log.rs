@@ -33,6 +33,7 @@ async fn requests_are_recorded_with_method_path_query_headers_and_body() {
         .find(|r| r["path"] == "/api/openapi/v1/products")
         .expect("the product list is recorded");
     assert_eq!(list["method"], "GET");
+    assert_eq!(list["peer"], "127.0.0.1");
     assert_eq!(list["query"], "page=2&limit=5");
     assert_eq!(list["status"], 200);
     let order = requests(&env, "?method=POST&path=/api/openapi/v1/orders").await;
