@@ -36,30 +36,39 @@ object Sandbox {
     val controlUrl: String
 
     init {
+        val (started, json) = start()
+        process = started
+        origin = json.getString("origin")
+        baseUrl = json.getString("base_url")
+        tokenEndpoint = json.getString("token_endpoint")
+        userinfoEndpoint = json.getString("userinfo_endpoint")
+        controlUrl = json.getString("control_url")
+    }
+
+    /**
+     * Starts one standalone sandbox (`--port 0 --ready-file`, plus [extra] arguments), stopped
+     * when the JVM exits; returns the process and its ready-file JSON.
+     */
+    fun start(vararg extra: String): Pair<Process, JSONObject> {
         val bin = System.getProperty("storefront.sandbox.bin")
             ?: error("system property storefront.sandbox.bin is not set (run through Maven)")
         check(Files.isExecutable(Path.of(bin))) { "sandbox binary $bin missing: cargo build -p storefront-sandbox" }
         val dir = Files.createTempDirectory("storefront-sandbox")
         val ready = dir.resolve("ready.json")
         val log = dir.resolve("sandbox.log").toFile()
-        process = ProcessBuilder(bin, "--port", "0", "--ready-file", ready.toString())
+        val started = ProcessBuilder(listOf(bin, "--port", "0", "--ready-file", ready.toString()) + extra)
             .redirectErrorStream(true)
             .redirectOutput(log)
             .start()
-        Runtime.getRuntime().addShutdownHook(Thread { process.destroy() })
+        Runtime.getRuntime().addShutdownHook(Thread { started.destroy() })
         // The sandbox writes the ready file atomically once it listens.
         val deadline = System.nanoTime() + 60_000_000_000L
         while (!Files.exists(ready)) {
-            check(process.isAlive) { "sandbox exited early: ${log.readText()}" }
+            check(started.isAlive) { "sandbox exited early: ${log.readText()}" }
             check(System.nanoTime() < deadline) { "sandbox not ready after 60 s: ${log.readText()}" }
             Thread.sleep(20)
         }
-        val json = JSONObject(Files.readString(ready))
-        origin = json.getString("origin")
-        baseUrl = json.getString("base_url")
-        tokenEndpoint = json.getString("token_endpoint")
-        userinfoEndpoint = json.getString("userinfo_endpoint")
-        controlUrl = json.getString("control_url")
+        return started to JSONObject(Files.readString(ready))
     }
 
     /** Sends a control request; returns (status, body). */

@@ -61,6 +61,11 @@ class WebhookTest {
         assertNotNull(n.data.expiresAt)
         checkNotification(PaymentExpectation(reference, 999, "USD", false), n.data)
         assertEquals(VersionDecision.STALE, statusVersionDecision(n.data.statusVersion + 1uL, n.data.statusVersion))
+        assertEquals(VersionDecision.DUPLICATE, statusVersionDecision(n.data.statusVersion, n.data.statusVersion))
+        // The delivery record of this notification is readable by payment number.
+        val records = client.listNotificationRecords(created.payment.orderNo, null)
+        assertEquals(listOf(n.id), records.map { it.eventId })
+        assertEquals(n.data.statusVersion, records.single().statusVersion)
 
         // Each malformed input gets its own error.
         assertThrows<WebhookException.SignatureMismatch> {
