@@ -266,6 +266,24 @@ async fn a_created_payment_with_another_amount_is_reported() {
     assert_eq!(err.field(), Some("amount_minor"));
 }
 
+/// Contract: `checkout_url` is an absolute HTTPS address carrying a token; a plain-HTTP one to
+/// a public host is reported instead of being handed to the buyer.
+#[tokio::test]
+async fn a_plain_http_checkout_url_is_reported() {
+    let h = Harness::start().await;
+    let req = CreateMerchantPayment::new("r-http-checkout", usd("1.00"), "USD");
+    let body = json!({"order_no": "MPX2", "external_reference": "r-http-checkout",
+        "payment_no": "", "amount_minor": 100, "currency": "USD", "currency_decimals": 2,
+        "status": "pending", "test_mode": false,
+        "checkout_url": "http://checkout.example/c/tok_secret_value",
+        "expires_at": "2030-01-01T00:00:00Z"});
+    h.fault(json!({"method": "POST", "path": create_path(), "status": 201, "body": body}))
+        .await;
+    let err = h.client.create_merchant_payment(&req).await.unwrap_err();
+    assert_eq!(err.field(), Some("checkout_url"));
+    assert!(!err.to_string().contains("tok_secret_value"), "{err}");
+}
+
 /// Versioning: unknown future statuses are kept and never treated as paid.
 #[tokio::test]
 async fn an_unknown_status_is_never_paid() {

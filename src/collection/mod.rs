@@ -32,8 +32,26 @@ fn check_limit(limit: Option<u32>) -> Result<Vec<(&'static str, String)>> {
 }
 
 /// Checks the created payment against the request: amount, currency, reference and (if given)
-/// precision.
-fn verify_created(req: &CreateMerchantPayment, p: &MerchantPayment) -> Result<()> {
+/// precision; and that `checkout_url` is an absolute HTTPS address (its token must not travel in
+/// clear; plain HTTP only to loopback when the configuration allows it).
+fn verify_created(
+    req: &CreateMerchantPayment,
+    p: &MerchantPayment,
+    allow_loopback: bool,
+) -> Result<()> {
+    if let Some(checkout) = &p.checkout_url {
+        let ok = checkout.to_url().is_some_and(|u| {
+            u.scheme() == "https"
+                || (u.scheme() == "http" && allow_loopback && crate::config::is_loopback(&u))
+        });
+        if !ok {
+            return Err(Error::ResponseMismatch {
+                field: "checkout_url".into(),
+                expected: "an absolute HTTPS address".into(),
+                actual: checkout.to_string(),
+            });
+        }
+    }
     let mismatch = |field: &str, expected: String, actual: String| Error::ResponseMismatch {
         field: field.into(),
         expected,
@@ -112,7 +130,7 @@ impl Client {
             })
             .await?
             .json()?;
-        verify_created(request, &payment)?;
+        verify_created(request, &payment, self.inner.config.allow_insecure_loopback)?;
         Ok(CreatedMerchantPayment {
             idempotency_key: request.idempotency_key.clone(),
             payment,
