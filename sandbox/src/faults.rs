@@ -11,7 +11,9 @@
 //! connection without any answer; with `status`, `body`, `headers`, `malformed_body` or
 //! `oversized_body`, answer that instead of the real handler (status default 500, body default
 //! the contract's error shape for the status); with only `latency_ms`, run the real handler after
-//! the wait.
+//! the wait. With `after_handler`, the real handler runs FIRST (its effects are stored), then
+//! the wait, then the drop or replaced answer: the request was processed but its answer came too
+//! late, was lost, or was an error, which is how "a timeout does not prove failure" is tested.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -65,6 +67,9 @@ pub struct Fault {
     pub malformed_body: bool,
     /// Answer a body of this many bytes.
     pub oversized_body: Option<usize>,
+    /// Run the real handler first (its effects are stored), then wait, then drop or replace
+    /// the answer: "processed, but the answer was late or lost".
+    pub after_handler: bool,
     /// Matching requests left.
     pub remaining: u32,
 }
@@ -90,6 +95,7 @@ impl Fault {
             "drop_connection": self.drop_connection,
             "malformed_body": self.malformed_body,
             "oversized_body": self.oversized_body,
+            "after_handler": self.after_handler,
             "times": self.remaining,
         })
     }
@@ -222,18 +228,39 @@ pub async fn middleware(
     let Some(fault) = fault else {
         return next.run(request).await;
     };
+    if fault.after_handler {
+        // The handler runs to completion in its own task, so its effects are stored even if
+        // the client gives up or the connection is then dropped.
+        let handled = tokio::spawn(next.run(request)).await;
+        if fault.latency_ms > 0 {
+            tokio::time::sleep(Duration::from_millis(fault.latency_ms)).await;
+        }
+        return match handled {
+            Ok(_) if fault.drop_connection => dropped(),
+            Ok(_) if fault.answers() => fault.response(),
+            Ok(real) => real,
+            Err(_) => {
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "server_error").into_response()
+            }
+        };
+    }
     if fault.latency_ms > 0 {
         tokio::time::sleep(Duration::from_millis(fault.latency_ms)).await;
     }
     if fault.drop_connection {
-        let mut response = StatusCode::INTERNAL_SERVER_ERROR.into_response();
-        response.extensions_mut().insert(DropConnection);
-        return response;
+        return dropped();
     }
     if fault.answers() {
         return fault.response();
     }
     next.run(request).await
+}
+
+/// A response that makes the accept loop close the connection without answering.
+fn dropped() -> Response {
+    let mut response = StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    response.extensions_mut().insert(DropConnection);
+    response
 }
 
 fn parse_fault(body: &Value) -> ApiResult<Fault> {
@@ -250,6 +277,7 @@ fn parse_fault(body: &Value) -> ApiResult<Fault> {
         "drop_connection",
         "malformed_body",
         "oversized_body",
+        "after_handler",
         "times",
     ];
     if let Some(unknown) = object.keys().find(|k| !known.contains(&k.as_str())) {
@@ -372,6 +400,7 @@ fn parse_fault(body: &Value) -> ApiResult<Fault> {
         drop_connection: flag("drop_connection")?,
         malformed_body: flag("malformed_body")?,
         oversized_body,
+        after_handler: flag("after_handler")?,
         remaining: times,
     })
 }

@@ -313,3 +313,46 @@ async fn faults_never_block_the_fault_controls_themselves() {
         .unwrap();
     assert_eq!(cleared.status(), StatusCode::OK);
 }
+
+/// `after_handler`: the request is processed and stored, then its answer is lost, late or
+/// replaced, so a client sees a failure although the order exists ("a timeout does not prove
+/// failure").
+#[tokio::test]
+async fn after_handler_fault_processes_the_request_then_loses_or_delays_the_answer() {
+    let env = Env::start().await;
+    let alice = env.user_token(seed::USER_ALICE).await;
+    let orders = format!("{}/openapi/v1/orders", seed::API_PREFIX);
+    let body =
+        json!({"gd_no": seed::PRODUCT_BEANS, "quantity": 1, "payment_no": seed::CHANNEL_CARD_USD});
+    let cases = [
+        json!({"method": "POST", "path": orders, "after_handler": true, "drop_connection": true}),
+        json!({"method": "POST", "path": orders, "after_handler": true, "latency_ms": 3000}),
+        json!({"method": "POST", "path": orders, "after_handler": true, "status": 502}),
+    ];
+    for (created, spec) in cases.into_iter().enumerate() {
+        add_fault(&env, spec.clone()).await;
+        let result = env
+            .http
+            .post(env.api("/openapi/v1/orders"))
+            .bearer_auth(&alice)
+            .json(&body)
+            .timeout(Duration::from_millis(500))
+            .send()
+            .await;
+        match result {
+            Ok(response) => assert_eq!(response.status(), StatusCode::BAD_GATEWAY, "{spec}"),
+            Err(error) => assert!(!error.is_status(), "{spec}: {error:?}"),
+        }
+        // The handler ran before the answer was lost; under load it may still be finishing
+        // when the client gives up, so wait for its effect (bounded only against a hang).
+        let mut stored = 0;
+        for _ in 0..400 {
+            stored = env.sandbox.shared().world().catalog.orders.len();
+            if stored > created {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert_eq!(stored, created + 1, "{spec}: the order was created anyway");
+    }
+}
