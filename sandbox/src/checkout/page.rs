@@ -180,7 +180,8 @@ pub fn checkout_page(
     } else {
         let merchant_record = world.merchants.get(&payment.merchant_no);
         let mut options = String::new();
-        for (index, method) in payment.methods.iter().enumerate() {
+        let mut checked_one = false;
+        for method in &payment.methods {
             let Some(channel) = world.channels.get(&method.payment_no) else {
                 continue;
             };
@@ -188,7 +189,14 @@ pub fn checkout_page(
                 continue;
             }
             let login = merchant_record.is_some_and(|m| channel.login_required(m));
-            let checked = if index == 0 { " checked" } else { "" };
+            // Preselect the first method this buyer can pay with right now.
+            let usable_now = (user.is_some() || !login) && channel.payable_by(user);
+            let checked = if usable_now && !checked_one {
+                checked_one = true;
+                " checked"
+            } else {
+                ""
+            };
             options.push_str(&format!(
                 "<p><label><input type=\"radio\" name=\"method\" value=\"{}\"{checked}> {}{}</label></p>",
                 escape(&method.method_id),

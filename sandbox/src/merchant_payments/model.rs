@@ -64,6 +64,15 @@ impl fmt::Debug for Secret {
     }
 }
 
+impl Drop for Secret {
+    /// Overwrites the secret's bytes before its memory is released.
+    fn drop(&mut self) {
+        let mut bytes = std::mem::take(&mut self.0).into_bytes();
+        bytes.fill(0);
+        std::hint::black_box(&bytes);
+    }
+}
+
 impl Secret {
     /// The secret text, for the few places that must use it (signing, token lookup).
     pub fn expose(&self) -> &str {
