@@ -8,6 +8,19 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 from . import _lib
 from ._call import call_handle, call_json, encode, to_json
+from .types import (
+    CatalogOrder,
+    CreatedMerchantPayment,
+    DeliveryRecord,
+    GrantedToken,
+    MerchantPayment,
+    MerchantProfile,
+    PaymentChannel,
+    PaymentStart,
+    PaymentWaitOutcome,
+    Product,
+    ProductPage,
+)
 
 
 class _Handle:
@@ -80,29 +93,29 @@ class Client:
 
     # -- client-credentials calls -------------------------------------------------------------
 
-    def authenticate(self) -> Dict[str, Any]:
+    def authenticate(self) -> GrantedToken:
         """Obtains (or reuses) the client-credentials token; returns what was granted (scope,
         expiry), never the token itself. Surfaces credential problems early."""
         return self._call("sf_client_authenticate")
 
-    def merchant_profile(self) -> Dict[str, Any]:
+    def merchant_profile(self) -> MerchantProfile:
         """``GET /openapi/v1/merchant`` with the client token."""
         return self._call("sf_merchant_profile_get", None)
 
-    def products(self, **query: Any) -> Dict[str, Any]:
+    def products(self, **query: Any) -> ProductPage:
         """One page of ``GET /openapi/v1/products`` (``page``, ``limit``, ``gd_no``,
         ``search_value``): ``{"list", "total", "page", "limit"}``."""
         return self._call("sf_products_list", None, _query(query))
 
-    def iter_products(self, **query: Any) -> Iterator[Dict[str, Any]]:
+    def iter_products(self, **query: Any) -> Iterator[Product]:
         """Every product over all pages."""
         return _iter_products(lambda q: self._call("sf_products_list", None, _query(q)), query)
 
-    def channels(self) -> List[Dict[str, Any]]:
+    def channels(self) -> List[PaymentChannel]:
         """The merchant-collection channel directory (``items``)."""
         return self._call("sf_channels_list")["items"]
 
-    def create_merchant_payment(self, request: Mapping[str, Any]) -> Dict[str, Any]:
+    def create_merchant_payment(self, request: Mapping[str, Any]) -> CreatedMerchantPayment:
         """Creates a merchant payment. ``request`` has the contract's fields (``external_reference``,
         ``amount_minor``, ``currency``, optional ``idempotency_key``...). The result has the
         created payment and the ``idempotency_key`` used: persist it to retry with the same key.
@@ -110,7 +123,7 @@ class Client:
         checked against the request."""
         return self._call("sf_merchant_payment_create", to_json(dict(request)))
 
-    def merchant_payment(self, order_no: str) -> Dict[str, Any]:
+    def merchant_payment(self, order_no: str) -> MerchantPayment:
         """``GET /openapi/v1/merchant-payments/{order_no}``."""
         return self._call("sf_merchant_payment_get", encode(order_no))
 
@@ -119,14 +132,14 @@ class Client:
         external_reference: Optional[str] = None,
         order_no: Optional[str] = None,
         limit: Optional[int] = None,
-    ) -> List[Dict[str, Any]]:
+    ) -> List[MerchantPayment]:
         """Merchant payments by reference and/or number, newest first."""
         query = _query(
             {"external_reference": external_reference, "order_no": order_no, "limit": limit}
         )
         return self._call("sf_merchant_payments_list", query)["items"]
 
-    def notification_records(self, order_no: str, limit: int = 0) -> List[Dict[str, Any]]:
+    def notification_records(self, order_no: str, limit: int = 0) -> List[DeliveryRecord]:
         """Notification delivery records of a payment (``limit`` 0 = the service default)."""
         return self._call("sf_notification_records_list", encode(order_no), limit)["items"]
 
@@ -151,15 +164,15 @@ class UserSession:
         """``GET {userinfo_endpoint}``: the user's claims as a JSON object."""
         return self._call("sf_userinfo_get")
 
-    def merchant_profile(self) -> Dict[str, Any]:
+    def merchant_profile(self) -> MerchantProfile:
         """``GET /openapi/v1/merchant`` with the user's token."""
         return self._call("sf_merchant_profile_get")
 
-    def products(self, **query: Any) -> Dict[str, Any]:
+    def products(self, **query: Any) -> ProductPage:
         """One page of products with the user's token."""
         return self._call("sf_products_list", _query(query))
 
-    def iter_products(self, **query: Any) -> Iterator[Dict[str, Any]]:
+    def iter_products(self, **query: Any) -> Iterator[Product]:
         """Every product over all pages, with the user's token."""
         return _iter_products(lambda q: self._call("sf_products_list", _query(q)), query)
 
@@ -177,11 +190,11 @@ class UserSession:
             request["other_ipu"] = dict(other_ipu)
         return self._call("sf_order_create", to_json(request))["order_no"]
 
-    def order(self, order_no: str) -> Dict[str, Any]:
+    def order(self, order_no: str) -> CatalogOrder:
         """The catalog order (``status`` 0-3 is the order numbering, not the payment's)."""
         return self._call("sf_order_get", encode(order_no))
 
-    def start_payment(self, order_no: str, payment_no: str) -> Dict[str, Any]:
+    def start_payment(self, order_no: str, payment_no: str) -> PaymentStart:
         """Starts payment: ``{"trade_no", "redirect" (absolute), "expire_time"}``. Not proof of
         payment; never re-sent by the SDK."""
         return self._call("sf_payment_start", encode(order_no), encode(payment_no))
@@ -190,7 +203,7 @@ class UserSession:
         """Payment status: 0 awaiting payment, 1 paid, 2 cancelled."""
         return int(self._call("sf_payment_status", encode(order_no))["status"])
 
-    def wait_for_payment(self, order_no: str, interval_ms: int, timeout_ms: int) -> Dict[str, Any]:
+    def wait_for_payment(self, order_no: str, interval_ms: int, timeout_ms: int) -> PaymentWaitOutcome:
         """Polls until paid (1) or cancelled (2), honouring ``Retry-After``, then reads the
         order: ``{"payment_status", "order"}``. Raises :class:`~storefront.WaitTimeoutError`."""
         return self._call("sf_payment_wait", encode(order_no), interval_ms, timeout_ms)

@@ -15,6 +15,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Union
 
 from . import _lib
 from ._call import buffer, call_handle, call_json, call_string, call_unit, encode, to_json
+from .types import StatusNotification
 
 EVENT_ID_HEADER = "X-Service-Event-ID"
 TIMESTAMP_HEADER = "X-Service-Timestamp"
@@ -73,12 +74,12 @@ class WebhookVerifier:
             len(body),
         )
 
-    def verify(self, headers: Mapping[str, str], body: bytes) -> Dict[str, Any]:
+    def verify(self, headers: Mapping[str, str], body: bytes) -> StatusNotification:
         """Verifies a delivery and returns the notification (``id``, ``type``, ``api_version``,
         ``created_at``, ``data``). Raises a :class:`~storefront.WebhookError` subclass."""
         return call_json("sf_webhook_verify", *self._args(headers, body))
 
-    def verify_at(self, headers: Mapping[str, str], body: bytes, now_unix: int) -> Dict[str, Any]:
+    def verify_at(self, headers: Mapping[str, str], body: bytes, now_unix: int) -> StatusNotification:
         """:meth:`verify` with an explicit current time (Unix seconds), for tests."""
         return call_json("sf_webhook_verify_at", *self._args(headers, body), int(now_unix))
 

@@ -40,7 +40,7 @@ ENABLED_PRODUCT_COUNT = 25
 class Sandbox:
     """A running ``storefront-sandbox --port 0 --ready-file PATH``."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: bool = False) -> None:
         binary = os.environ.get(
             "STOREFRONT_SANDBOX_BIN", str(REPO / "target" / "debug" / "storefront-sandbox")
         )
@@ -48,7 +48,7 @@ class Sandbox:
         ready = Path(self._dir.name) / "ready.json"
         self._log = open(Path(self._dir.name) / "sandbox.log", "wb")
         self._process = subprocess.Popen(
-            [binary, "--port", "0", "--ready-file", str(ready)],
+            [binary, "--port", "0", "--ready-file", str(ready)] + (["--tls"] if tls else []),
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )
@@ -95,6 +95,12 @@ class Sandbox:
         config.update(overrides)
         return config
 
+    @property
+    def ca_pem(self) -> Optional[str]:
+        """The PEM of the CA the sandbox generated with ``--tls``."""
+        path = self.info.get("ca_pem_path")
+        return Path(path).read_text() if path else None
+
     def control(self, method: str, path: str, body: Optional[Any] = None) -> Any:
         """Calls a control endpoint under ``/_sandbox`` and returns its JSON answer."""
         data = None if body is None else json.dumps(body).encode()
@@ -104,7 +110,12 @@ class Sandbox:
             method=method,
             headers={"Content-Type": "application/json"} if data is not None else {},
         )
-        with urllib.request.urlopen(request, timeout=30) as response:
+        context = None
+        if self.info["control_url"].startswith("https:"):
+            import ssl
+
+            context = ssl.create_default_context(cadata=self.ca_pem)
+        with urllib.request.urlopen(request, timeout=30, context=context) as response:
             text = response.read()
         return json.loads(text) if text else None
 

@@ -1,0 +1,180 @@
+"""Typed shapes of the JSON objects the wrapper returns (the service's own field names).
+
+Amounts are ``int``: ``amount_minor`` in minor units (scale ``currency_decimals``), catalog
+amounts in eight-decimal fixed point. Times are the service's strings (RFC 3339 for merchant
+payments and notifications, ``YYYY-MM-DD HH:mm:ss`` without zone for catalog orders).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Dict, List, Optional
+
+if sys.version_info >= (3, 8):
+    from typing import TypedDict
+else:  # pragma: no cover
+    TypedDict = dict
+
+
+class MerchantProfile(TypedDict):
+    merchant_no: str
+    name: str
+    logo_url: str
+    short_description: str
+    description: str
+    business_scope: str
+    website_url: str
+    contact: str
+
+
+class _ProductRequired(TypedDict):
+    gd_no: str
+    gd_name: str
+    gd_description: str
+    actual_price: int
+    retail_price: int
+    currency: str
+    currency_decimals: int
+    in_stock: int
+    buy_limit_num: int
+    payment_policy: str
+
+
+class Product(_ProductRequired, total=False):
+    payment_methods: List[str]
+    other_ipu_cnf: List[str]
+    wholesale_price_cnf: List[str]
+    buy_prompt: str
+
+
+class ProductPage(TypedDict):
+    list: List[Product]
+    total: int
+    page: int
+    limit: int
+
+
+class _CatalogOrderRequired(TypedDict):
+    order_no: str
+    gd_no: str
+    title: str
+    quantity: int
+    #: 0 awaiting payment, 1 paid and being processed, 2 cancelled, 3 completed.
+    status: int
+    status_label: str
+    currency: str
+    currency_decimals: int
+    total_amount: int
+    discount_amount: int
+    handling_amount: int
+    pay_amount: int
+    payment_currency: str
+    payment_currency_decimals: int
+    payment_subtotal: int
+    payment_handling_amount: int
+    payment_pay_amount: int
+    payment_no: str
+    payment_name: str
+    trade_no: str
+    paid_time: Optional[str]
+    created_at: Optional[str]
+    updated_at: Optional[str]
+
+
+class CatalogOrder(_CatalogOrderRequired, total=False):
+    payment_methods: List[str]
+
+
+class PaymentStart(TypedDict):
+    trade_no: str
+    #: Absolute: a relative address was resolved against the service origin.
+    redirect: str
+    #: Unix seconds.
+    expire_time: int
+
+
+class PaymentWaitOutcome(TypedDict):
+    #: 1 paid or 2 cancelled (the payment numbering, not the order's).
+    payment_status: int
+    order: CatalogOrder
+
+
+class PaymentChannel(TypedDict):
+    payment_no: str
+    name: str
+    provider: str
+    owner: str
+    currency: str
+    login_required: bool
+    test_mode: bool
+
+
+class _MerchantPaymentRequired(TypedDict):
+    order_no: str
+    external_reference: str
+    payment_no: str
+    amount_minor: int
+    currency: str
+    currency_decimals: int
+    #: pending, paid, review, expired, refunded, chargeback, or a future status (never paid).
+    status: str
+    status_version: int
+    test_mode: bool
+    expires_at: str
+
+
+class MerchantPayment(_MerchantPaymentRequired, total=False):
+    #: Carries a per-order checkout token: never log it.
+    checkout_url: str
+    return_url: str
+    event_id: str
+    provider_trade_no: str
+    occurred_at: Optional[str]
+    settlement_coin: str
+
+
+class CreatedMerchantPayment(MerchantPayment):
+    #: Persist it: a retry after a timeout must reuse it with identical parameters.
+    idempotency_key: str
+
+
+class _NotificationDataRequired(TypedDict):
+    order_no: str
+    external_reference: str
+    payment_no: str
+    amount_minor: int
+    currency: str
+    currency_decimals: int
+    status: str
+    status_version: int
+    test_mode: bool
+    expires_at: str
+
+
+class NotificationData(_NotificationDataRequired, total=False):
+    event_id: Optional[str]
+    provider_trade_no: Optional[str]
+    occurred_at: Optional[str]
+
+
+StatusNotification = TypedDict(
+    "StatusNotification",
+    {"id": str, "type": str, "api_version": int, "created_at": str, "data": NotificationData},
+)
+
+
+class DeliveryRecord(TypedDict, total=False):
+    event_id: str
+    status_version: int
+    event: Dict[str, object]
+    delivery_status: str
+    attempts: int
+    next_attempt_at: Optional[str]
+    last_http_status: Optional[int]
+    last_error: Optional[str]
+    delivery_attempts: List[Dict[str, object]]
+
+
+class GrantedToken(TypedDict):
+    scope: List[str]
+    expires_in: int
