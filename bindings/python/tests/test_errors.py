@@ -11,7 +11,7 @@ import pytest
 import storefront
 from storefront import _lib
 from storefront._call import call_json
-from sandbox_harness import CHANNEL_PLATFORM_COIN, MERCHANT_NO, PRODUCT_BEANS
+from sandbox_harness import CHANNEL_PLATFORM_COIN, MERCHANT_NO, PRODUCT_BEANS, Sandbox
 
 
 def test_unknown_payment_is_a_404_api_error(client):
@@ -156,3 +156,25 @@ def test_closed_client_refuses_calls(sandbox):
     closed.close()
     with pytest.raises(ValueError):
         closed.merchant_profile()
+
+
+def test_an_expired_user_token_is_a_401_for_the_host_to_renew():
+    """Contract (Authentication): 401 `invalid_token` means obtain a valid token. A user token
+    given as a value is not renewed by the SDK: the host gets the 401 and asks its user again.
+    The sandbox's clock runs the expiry; its own sandbox keeps other tests' clocks untouched."""
+    own = Sandbox()
+    try:
+        with storefront.Client(own.config()) as client:
+            minted = own.control(
+                "POST", "/users/alice/tokens", {"client_id": "sbx_merchant_client", "expires_in": 60}
+            )
+            alice = client.user(minted["access_token"])
+            order_no = alice.create_order(PRODUCT_BEANS, 1, CHANNEL_PLATFORM_COIN)
+            own.control("POST", "/clock/advance", {"seconds": 120})
+            with pytest.raises(storefront.ApiError) as error:
+                alice.order(order_no)
+            assert (error.value.http_status, error.value.error) == (401, "invalid_token")
+            renewed = client.user(own.user_token())
+            assert renewed.order(order_no)["order_no"] == order_no
+    finally:
+        own.stop()
