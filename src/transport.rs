@@ -404,7 +404,11 @@ impl Inner {
         let mut refreshed_token = false;
         loop {
             attempts += 1;
-            let token = self.current_token(req.auth).await?;
+            // The token request (or the wait for one in flight) counts against this call's
+            // deadline; dropping a waiter leaves the shared token cache consistent.
+            let token = tokio::time::timeout_at(deadline, self.current_token(req.auth))
+                .await
+                .map_err(|_| Error::DeadlineExceeded { last: None })??;
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
                 return Err(Error::DeadlineExceeded { last: None });
