@@ -90,5 +90,6 @@ pub fn control_routes() -> Router<Arc<Shared>> {
             put(control::notification_default),
         )
         .route("/sweep", post(control::run_sweep).put(control::set_sweep))
+        .route("/channels/{payment_no}", put(control::update_channel))
         .merge(crate::notifications::control_routes())
 }

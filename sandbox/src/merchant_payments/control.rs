@@ -285,3 +285,46 @@ pub async fn set_sweep(
     shared.world().payments.sweep.paused = !body.enabled;
     Json(json!({ "enabled": body.enabled }))
 }
+
+/// Body of PUT /_sandbox/channels/{payment_no}: the fields to change.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelSetting {
+    /// Whether the channel is enabled.
+    pub enabled: Option<bool>,
+    /// Debug assignment: merchants (empty list = not set).
+    pub debug_merchants: Option<Vec<String>>,
+    /// Debug assignment: payer users (empty list = not set).
+    pub debug_payers: Option<Vec<String>>,
+}
+
+/// PUT /_sandbox/channels/{payment_no}: an administrator enables or disables a channel or
+/// changes a test channel's debug assignment (merchants and payer users). Affects the directory,
+/// creation and checkout from then on; sessions already issued may still be paid.
+pub async fn update_channel(
+    State(shared): State<Arc<Shared>>,
+    Path(payment_no): Path<String>,
+    JsonBody(body): JsonBody<ChannelSetting>,
+) -> ApiResult<Json<Value>> {
+    let mut world = shared.world();
+    let channel = world
+        .channels
+        .get_mut(&payment_no)
+        .ok_or_else(|| ApiError::not_found("unknown_channel").describe("no such channel"))?;
+    if let Some(enabled) = body.enabled {
+        channel.enabled = enabled;
+    }
+    if let Some(merchants) = body.debug_merchants {
+        channel.debug_merchants = merchants;
+    }
+    if let Some(payers) = body.debug_payers {
+        channel.debug_payers = payers;
+    }
+    Ok(Json(json!({
+        "payment_no": channel.payment_no,
+        "enabled": channel.enabled,
+        "test_mode": channel.test_mode,
+        "debug_merchants": channel.debug_merchants,
+        "debug_payers": channel.debug_payers,
+    })))
+}
