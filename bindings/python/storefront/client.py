@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-from ctypes import c_void_p
 from typing import Any, Dict, Iterator, List, Mapping, Optional
 
-from . import _lib
 from ._call import call_handle, call_json, encode, to_json
+from ._handle import Handle
 from .types import (
     CatalogOrder,
     CreatedMerchantPayment,
@@ -23,35 +21,6 @@ from .types import (
 )
 
 
-class _Handle:
-    """Owns an ``sf_client *``: calls may run from several threads; ``close`` waits for them."""
-
-    def __init__(self, pointer: c_void_p):
-        self._pointer: Optional[c_void_p] = pointer
-        self._busy = 0
-        self._idle = threading.Condition()
-
-    def acquire(self) -> c_void_p:
-        with self._idle:
-            if self._pointer is None:
-                raise ValueError("the client is closed")
-            self._busy += 1
-            return self._pointer
-
-    def release(self) -> None:
-        with self._idle:
-            self._busy -= 1
-            self._idle.notify_all()
-
-    def close(self) -> None:
-        with self._idle:
-            while self._busy:
-                self._idle.wait()
-            pointer, self._pointer = self._pointer, None
-        if pointer is not None:
-            _lib.lib().sf_client_free(pointer)
-
-
 class Client:
     """A storefront client: one connection pool, one client-credentials token cache and one
     runtime inside the C library. Safe to share between threads. Close it (or use ``with``).
@@ -63,7 +32,7 @@ class Client:
     """
 
     def __init__(self, config: Mapping[str, Any]):
-        self._handle = _Handle(call_handle("sf_client_new", to_json(dict(config))))
+        self._handle = Handle(call_handle("sf_client_new", to_json(dict(config))), "sf_client_free")
 
     def close(self) -> None:
         """Releases the client after in-flight calls finish. Idempotent."""

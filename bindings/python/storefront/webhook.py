@@ -9,12 +9,11 @@ Three lines in a request handler::
 
 from __future__ import annotations
 
-import threading
-from ctypes import c_void_p
-from typing import Any, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import _lib
 from ._call import buffer, call_handle, call_json, call_string, call_unit, encode, to_json
+from ._handle import Handle
 from .types import StatusNotification
 
 EVENT_ID_HEADER = "X-Service-Event-ID"
@@ -44,29 +43,32 @@ class WebhookVerifier:
     def __init__(self, secrets: Union[str, Sequence[str]]):
         if isinstance(secrets, str):
             secrets = [secrets]
-        self._lock = threading.Lock()
-        self._pointer: Optional[c_void_p] = call_handle(
-            "sf_webhook_verifier_new", to_json(list(secrets))
+        self._handle = Handle(
+            call_handle("sf_webhook_verifier_new", to_json(list(secrets))),
+            "sf_webhook_verifier_free",
         )
 
     def close(self) -> None:
-        """Releases the verifier (idempotent)."""
-        with self._lock:
-            pointer, self._pointer = self._pointer, None
-        if pointer is not None:
-            _lib.lib().sf_webhook_verifier_free(pointer)
+        """Releases the verifier after in-flight verifications finish (idempotent)."""
+        self._handle.close()
 
     def __del__(self) -> None:
-        if getattr(self, "_pointer", None) is not None:
-            self.close()
+        handle = getattr(self, "_handle", None)
+        if handle is not None:
+            handle.close()
 
-    def _args(self, headers: Mapping[str, str], body: bytes) -> tuple:
-        if self._pointer is None:
-            raise ValueError("the verifier is closed")
+    def _call(self, name: str, headers: Mapping[str, str], body: bytes, *extra: Any) -> Any:
         if isinstance(body, str):
             raise TypeError("pass the raw body as bytes, exactly as received")
+        pointer = self._handle.acquire()
+        try:
+            return call_json(name, pointer, *self._args(headers, body), *extra)
+        finally:
+            self._handle.release()
+
+    @staticmethod
+    def _args(headers: Mapping[str, str], body: bytes) -> tuple:
         return (
-            self._pointer,
             encode(_header(headers, EVENT_ID_HEADER)),
             encode(_header(headers, TIMESTAMP_HEADER)),
             encode(_header(headers, SIGNATURE_HEADER)),
@@ -77,11 +79,11 @@ class WebhookVerifier:
     def verify(self, headers: Mapping[str, str], body: bytes) -> StatusNotification:
         """Verifies a delivery and returns the notification (``id``, ``type``, ``api_version``,
         ``created_at``, ``data``). Raises a :class:`~storefront.WebhookError` subclass."""
-        return call_json("sf_webhook_verify", *self._args(headers, body))
+        return self._call("sf_webhook_verify", headers, body)
 
     def verify_at(self, headers: Mapping[str, str], body: bytes, now_unix: int) -> StatusNotification:
         """:meth:`verify` with an explicit current time (Unix seconds), for tests."""
-        return call_json("sf_webhook_verify_at", *self._args(headers, body), int(now_unix))
+        return self._call("sf_webhook_verify_at", headers, body, int(now_unix))
 
 
 def sign_webhook(secret: str, timestamp: int, body: bytes) -> str:

@@ -132,3 +132,28 @@ def test_expectation_names_the_first_differing_field():
         with pytest.raises(storefront.ExpectationMismatchError) as error:
             storefront.check_expectation(data, {**expected, field: value})
         assert error.value.field == field
+
+
+def test_one_verifier_serves_several_threads_and_closes_after_them():
+    """ABI rule: handles are usable from several threads; closing waits for calls in flight."""
+    import threading
+
+    shared = storefront.WebhookVerifier([SECRET])
+    seen, errors = [], []
+
+    def work() -> None:
+        try:
+            for _ in range(50):
+                seen.append(shared.verify_at(headers(), BODY, NOW)["id"])
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    shared.close()
+    assert not errors and seen == ["EVT-1"] * 200
+    with pytest.raises(ValueError):
+        shared.verify_at(headers(), BODY, NOW)

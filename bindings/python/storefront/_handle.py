@@ -1,0 +1,40 @@
+"""Ownership of library handles shared between threads."""
+
+from __future__ import annotations
+
+import threading
+from ctypes import c_void_p
+from typing import Optional
+
+from . import _lib
+
+
+class Handle:
+    """Owns a library handle: calls may run from several threads; ``close`` waits for them,
+    then releases the handle with its ``_free`` function exactly once."""
+
+    def __init__(self, pointer: c_void_p, free: str):
+        self._pointer: Optional[c_void_p] = pointer
+        self._free = free
+        self._busy = 0
+        self._idle = threading.Condition()
+
+    def acquire(self) -> c_void_p:
+        with self._idle:
+            if self._pointer is None:
+                raise ValueError("the handle is closed")
+            self._busy += 1
+            return self._pointer
+
+    def release(self) -> None:
+        with self._idle:
+            self._busy -= 1
+            self._idle.notify_all()
+
+    def close(self) -> None:
+        with self._idle:
+            while self._busy:
+                self._idle.wait()
+            pointer, self._pointer = self._pointer, None
+        if pointer is not None:
+            getattr(_lib.lib(), self._free)(pointer)
