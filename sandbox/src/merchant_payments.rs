@@ -89,6 +89,10 @@ pub fn control_routes() -> Router<Arc<Shared>> {
             "/merchants/{merchant_no}/notification-default",
             put(control::notification_default),
         )
+        .route(
+            "/merchants/{merchant_no}/anonymous-purchase",
+            put(control::anonymous_purchase),
+        )
         .route("/sweep", post(control::run_sweep).put(control::set_sweep))
         .route("/channels/{payment_no}", put(control::update_channel))
         .merge(crate::notifications::control_routes())

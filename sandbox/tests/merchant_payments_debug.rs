@@ -225,3 +225,45 @@ async fn an_issued_session_may_still_be_paid_after_debug_rights_are_revoked() {
     assert_eq!(paid.status, StatusCode::OK, "{}", paid.text);
     assert_eq!(status(&env, &token, &order).await, "paid");
 }
+
+#[tokio::test]
+async fn merchant_forbidding_anonymous_purchase_makes_every_channel_require_login() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let response = env
+        .http
+        .put(env.control(&format!("/merchants/{M1}/anonymous-purchase")))
+        .json(&json!({"allowed": false}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let answer = env
+        .get(
+            &env.api("/openapi/v1/merchant-payment-channels"),
+            Some(&token),
+        )
+        .await;
+    let card = answer.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["payment_no"] == seed::CHANNEL_CARD_USD)
+        .cloned()
+        .unwrap();
+    assert_eq!(card["login_required"], true);
+    let order = new_payment(&env, &token, "no-anonymous").await;
+    let anonymous = pay_by_card(&env, &order).await;
+    assert_eq!(
+        (anonymous.status, anonymous.error()),
+        (StatusCode::FORBIDDEN, "login_required")
+    );
+    let logged_in = control(
+        &env,
+        &order,
+        "checkout/pay",
+        json!({"payment_no": seed::CHANNEL_CARD_USD, "user": seed::USER_BOB}),
+    )
+    .await;
+    assert_eq!(logged_in.status, StatusCode::OK, "{}", logged_in.text);
+}

@@ -328,3 +328,27 @@ pub async fn update_channel(
         "debug_payers": channel.debug_payers,
     })))
 }
+
+/// Body of PUT /_sandbox/merchants/{merchant_no}/anonymous-purchase.
+#[derive(Debug, Deserialize)]
+pub struct AnonymousPurchase {
+    /// False: the merchant forbids anonymous purchase, so every channel requires buyer login.
+    pub allowed: bool,
+}
+
+/// PUT /_sandbox/merchants/{merchant_no}/anonymous-purchase: the merchant setting that makes
+/// every channel require buyer login (`login_required` in the directory, 403 `login_required`
+/// on the checkout).
+pub async fn anonymous_purchase(
+    State(shared): State<Arc<Shared>>,
+    Path(merchant_no): Path<String>,
+    JsonBody(body): JsonBody<AnonymousPurchase>,
+) -> ApiResult<Json<Value>> {
+    let mut world = shared.world();
+    let merchant = world
+        .merchants
+        .get_mut(&merchant_no)
+        .ok_or_else(|| ApiError::not_found("unknown_merchant").describe("no such merchant"))?;
+    merchant.forbid_anonymous = !body.allowed;
+    Ok(Json(json!({ "allowed": body.allowed })))
+}
