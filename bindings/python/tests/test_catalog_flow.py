@@ -28,6 +28,15 @@ def test_profile_and_products_read_with_client_or_user_token(client, alice):
     assert isinstance(only[0]["actual_price"], int)  # eight-decimal fixed point, never float
 
 
+def test_authenticate_reports_the_grant_without_the_token(client):
+    """Contract (Authentication): the token response grants scopes with `expires_in`; the
+    token itself never leaves the library."""
+    granted = client.authenticate()
+    assert "merchant_payments.create" in granted["scope"]
+    assert isinstance(granted["expires_in"], int) and granted["expires_in"] > 0
+    assert set(granted) == {"scope", "expires_in"}
+
+
 def test_userinfo_needs_the_users_token(alice):
     """Contract: GET {userinfo_endpoint} with a user token returns a JSON object."""
     assert isinstance(alice.userinfo(), dict)
