@@ -405,7 +405,7 @@ uint64_t uniffi_storefront_fn_constructor_secret_new(RustBuffer value, RustCallS
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_SECRET_BYTE_LEN
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_SECRET_BYTE_LEN
-uint64_t uniffi_storefront_fn_method_secret_byte_len(uint64_t ptr, RustCallStatus *_Nonnull out_status
+int64_t uniffi_storefront_fn_method_secret_byte_len(uint64_t ptr, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_SECRET_EXPOSE
@@ -526,17 +526,17 @@ int8_t uniffi_storefront_fn_func_merchant_payment_status_is_paid(RustBuffer stat
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_AMOUNT_MINOR
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_AMOUNT_MINOR
-RustBuffer uniffi_storefront_fn_func_format_amount_minor(int64_t amount_minor, uint32_t currency_decimals, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_storefront_fn_func_format_amount_minor(int64_t amount_minor, int32_t currency_decimals, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_FIXED_POINT8
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_FIXED_POINT8
-RustBuffer uniffi_storefront_fn_func_format_fixed_point8(int64_t raw, uint32_t decimals, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_storefront_fn_func_format_fixed_point8(int64_t raw, int32_t decimals, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_PARSE_AMOUNT_MINOR
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_PARSE_AMOUNT_MINOR
-int64_t uniffi_storefront_fn_func_parse_amount_minor(RustBuffer text, uint32_t currency_decimals, RustCallStatus *_Nonnull out_status
+int64_t uniffi_storefront_fn_func_parse_amount_minor(RustBuffer text, int32_t currency_decimals, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_PARSE_FIXED_POINT8
@@ -556,7 +556,7 @@ void uniffi_storefront_fn_func_check_payment(RustBuffer expectation, RustBuffer 
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_STATUS_VERSION_DECISION
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_STATUS_VERSION_DECISION
-RustBuffer uniffi_storefront_fn_func_status_version_decision(RustBuffer stored, uint64_t incoming, RustCallStatus *_Nonnull out_status
+RustBuffer uniffi_storefront_fn_func_status_version_decision(RustBuffer stored, int64_t incoming, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_FFI_STOREFRONT_RUSTBUFFER_ALLOC

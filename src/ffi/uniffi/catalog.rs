@@ -14,6 +14,7 @@ use crate::catalog::model as core;
 use crate::catalog::other_ipu::{OtherIpuField as CoreField, OtherIpuForm};
 
 use super::error::{Result, StorefrontError};
+use super::ints::{int, long, unsigned, unsigned_opt};
 
 /// `GET /openapi/v1/merchant`.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
@@ -91,11 +92,11 @@ pub struct Product {
     /// Pricing currency.
     pub currency: String,
     /// Display precision only (does not change the scaling).
-    pub currency_decimals: u32,
+    pub currency_decimals: i32,
     /// Stock.
     pub in_stock: i64,
     /// Max per purchase; 0 means unlimited.
-    pub buy_limit_num: u32,
+    pub buy_limit_num: i64,
     /// `automatic` or `allowlist`.
     pub payment_policy: PaymentPolicy,
     /// Channel identifiers (no names, no quotes), when given.
@@ -117,9 +118,9 @@ impl From<core::Product> for Product {
             actual_price: p.actual_price.raw(),
             retail_price: p.retail_price.raw(),
             currency: p.currency,
-            currency_decimals: p.currency_decimals,
+            currency_decimals: int(p.currency_decimals),
             in_stock: p.in_stock,
-            buy_limit_num: p.buy_limit_num,
+            buy_limit_num: i64::from(p.buy_limit_num),
             payment_policy: p.payment_policy.into(),
             payment_methods: p.payment_methods,
             other_ipu_cnf: p.other_ipu_cnf,
@@ -131,23 +132,23 @@ impl From<core::Product> for Product {
 
 impl Product {
     /// Back to the core type (for the `other_ipu` helpers, which read `other_ipu_cnf`).
-    fn to_core(&self) -> core::Product {
-        core::Product {
+    fn to_core(&self) -> Result<core::Product> {
+        Ok(core::Product {
             gd_no: self.gd_no.clone(),
             gd_name: self.gd_name.clone(),
             gd_description: self.gd_description.clone(),
             actual_price: crate::money::FixedPoint8::from_raw(self.actual_price),
             retail_price: crate::money::FixedPoint8::from_raw(self.retail_price),
             currency: self.currency.clone(),
-            currency_decimals: self.currency_decimals,
+            currency_decimals: unsigned("currency_decimals", self.currency_decimals)?,
             in_stock: self.in_stock,
-            buy_limit_num: self.buy_limit_num,
+            buy_limit_num: u32::try_from(self.buy_limit_num).unwrap_or(u32::MAX),
             payment_policy: core::PaymentPolicy::Unknown(String::new()),
             payment_methods: self.payment_methods.clone(),
             other_ipu_cnf: self.other_ipu_cnf.clone(),
             wholesale_price_cnf: self.wholesale_price_cnf.clone(),
             buy_prompt: self.buy_prompt.clone(),
-        }
+        })
     }
 }
 
@@ -157,20 +158,20 @@ pub struct ProductPage {
     /// The products of this page.
     pub list: Vec<Product>,
     /// Total number of products matching.
-    pub total: u64,
+    pub total: i64,
     /// This page's number.
-    pub page: u32,
+    pub page: i32,
     /// Page size.
-    pub limit: u32,
+    pub limit: i32,
 }
 
 impl From<core::ProductPage> for ProductPage {
     fn from(p: core::ProductPage) -> Self {
         ProductPage {
             list: p.list.into_iter().map(Into::into).collect(),
-            total: p.total,
-            page: p.page,
-            limit: p.limit,
+            total: long(p.total),
+            page: int(p.page),
+            limit: int(p.limit),
         }
     }
 }
@@ -180,10 +181,10 @@ impl From<core::ProductPage> for ProductPage {
 pub struct ProductQuery {
     /// Page number, 1 or more (default 1).
     #[uniffi(default = None)]
-    pub page: Option<u32>,
+    pub page: Option<i32>,
     /// Page size.
     #[uniffi(default = None)]
-    pub limit: Option<u32>,
+    pub limit: Option<i32>,
     /// Only this product number.
     #[uniffi(default = None)]
     pub gd_no: Option<String>,
@@ -192,14 +193,14 @@ pub struct ProductQuery {
     pub search_value: Option<String>,
 }
 
-impl From<ProductQuery> for core::ProductQuery {
-    fn from(q: ProductQuery) -> Self {
-        core::ProductQuery {
-            page: q.page,
-            limit: q.limit,
-            gd_no: q.gd_no,
-            search_value: q.search_value,
-        }
+impl ProductQuery {
+    pub(crate) fn into_core(self) -> Result<core::ProductQuery> {
+        Ok(core::ProductQuery {
+            page: unsigned_opt("page", self.page)?,
+            limit: unsigned_opt("limit", self.limit)?,
+            gd_no: self.gd_no,
+            search_value: self.search_value,
+        })
     }
 }
 
@@ -209,7 +210,7 @@ pub struct CreateOrderRequest {
     /// Product number.
     pub gd_no: String,
     /// Quantity, 1 or more.
-    pub quantity: u32,
+    pub quantity: i32,
     /// Real platform channel identifier (not a currency code or display name).
     pub payment_no: String,
     /// Additional input keyed by the `other_ipu_cnf` key part (build it with `buildOtherIpu`).
@@ -217,14 +218,14 @@ pub struct CreateOrderRequest {
     pub other_ipu: Option<HashMap<String, String>>,
 }
 
-impl From<CreateOrderRequest> for core::CreateOrderRequest {
-    fn from(r: CreateOrderRequest) -> Self {
-        core::CreateOrderRequest {
-            gd_no: r.gd_no,
-            quantity: r.quantity,
-            payment_no: r.payment_no,
-            other_ipu: r.other_ipu.map(|m| m.into_iter().collect()),
-        }
+impl CreateOrderRequest {
+    pub(crate) fn into_core(self) -> Result<core::CreateOrderRequest> {
+        Ok(core::CreateOrderRequest {
+            gd_no: self.gd_no,
+            quantity: unsigned("quantity", self.quantity)?,
+            payment_no: self.payment_no,
+            other_ipu: self.other_ipu.map(|m| m.into_iter().collect()),
+        })
     }
 }
 
@@ -299,7 +300,7 @@ pub struct CatalogOrder {
     /// Title.
     pub title: String,
     /// Quantity.
-    pub quantity: u32,
+    pub quantity: i32,
     /// Order status (business logic uses this, not `status_label`).
     pub status: OrderStatus,
     /// Display text of the status.
@@ -307,7 +308,7 @@ pub struct CatalogOrder {
     /// Product pricing currency.
     pub currency: String,
     /// Display precision of `currency`.
-    pub currency_decimals: u32,
+    pub currency_decimals: i32,
     /// Total, eight-decimal fixed point.
     pub total_amount: i64,
     /// Discount, eight-decimal fixed point.
@@ -319,7 +320,7 @@ pub struct CatalogOrder {
     /// Payment currency.
     pub payment_currency: String,
     /// Display precision of the payment currency.
-    pub payment_currency_decimals: u32,
+    pub payment_currency_decimals: i32,
     /// Subtotal in payment currency, eight-decimal fixed point (prefer these for display).
     pub payment_subtotal: i64,
     /// Fee in payment currency, eight-decimal fixed point.
@@ -348,17 +349,17 @@ impl From<core::CatalogOrder> for CatalogOrder {
             order_no: o.order_no,
             gd_no: o.gd_no,
             title: o.title,
-            quantity: o.quantity,
+            quantity: int(o.quantity),
             status: o.status.into(),
             status_label: o.status_label,
             currency: o.currency,
-            currency_decimals: o.currency_decimals,
+            currency_decimals: int(o.currency_decimals),
             total_amount: o.total_amount.raw(),
             discount_amount: o.discount_amount.raw(),
             handling_amount: o.handling_amount.raw(),
             pay_amount: o.pay_amount.raw(),
             payment_currency: o.payment_currency,
-            payment_currency_decimals: o.payment_currency_decimals,
+            payment_currency_decimals: int(o.payment_currency_decimals),
             payment_subtotal: o.payment_subtotal.raw(),
             payment_handling_amount: o.payment_handling_amount.raw(),
             payment_pay_amount: o.payment_pay_amount.raw(),
@@ -438,7 +439,7 @@ impl From<&CoreField> for OtherIpuField {
 /// The additional inputs a product asks for (parsed from `other_ipu_cnf`).
 #[uniffi::export]
 pub fn other_ipu_fields(product: &Product) -> Result<Vec<OtherIpuField>> {
-    let form = OtherIpuForm::for_product(&product.to_core()).map_err(StorefrontError::from)?;
+    let form = OtherIpuForm::for_product(&product.to_core()?).map_err(StorefrontError::from)?;
     Ok(form.fields().iter().map(Into::into).collect())
 }
 
@@ -449,7 +450,7 @@ pub fn build_other_ipu(
     product: &Product,
     values: HashMap<String, String>,
 ) -> Result<HashMap<String, String>> {
-    let form = OtherIpuForm::for_product(&product.to_core()).map_err(StorefrontError::from)?;
+    let form = OtherIpuForm::for_product(&product.to_core()?).map_err(StorefrontError::from)?;
     Ok(form.build(values)?.into_iter().collect())
 }
 

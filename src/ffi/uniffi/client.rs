@@ -35,7 +35,7 @@ pub struct GrantedToken {
     /// Granted scopes.
     pub scope: Vec<String>,
     /// Lifetime in seconds as granted (`expires_in`).
-    pub expires_in: u64,
+    pub expires_in: i64,
 }
 
 /// The SDK client: one connection pool and one client-credentials token cache, shared by every
@@ -54,7 +54,7 @@ impl Client {
     pub fn new(config: ClientConfig) -> Result<Arc<Self>> {
         super::android::check_ready(&config)?;
         Ok(Arc::new(Client {
-            inner: CoreClient::new(config.to_core())?,
+            inner: CoreClient::new(config.to_core()?)?,
         }))
     }
 
@@ -64,7 +64,7 @@ impl Client {
         let g = self.inner.authenticate().await?;
         Ok(GrantedToken {
             scope: g.scope,
-            expires_in: g.expires_in,
+            expires_in: super::ints::long(g.expires_in),
         })
     }
 
@@ -96,14 +96,14 @@ impl Client {
 
     /// `GET /openapi/v1/products`: one page, with the client token.
     pub async fn list_products(&self, query: ProductQuery) -> Result<ProductPage> {
-        Ok(self.inner.list_products(&query.into()).await?.into())
+        Ok(self.inner.list_products(&query.into_core()?).await?.into())
     }
 
     /// Every product over all pages from `query.page`, with the client token.
     pub async fn list_all_products(&self, query: ProductQuery) -> Result<Vec<Product>> {
         let all: Vec<_> = self
             .inner
-            .products_stream(query.into())
+            .products_stream(query.into_core()?)
             .try_collect()
             .await?;
         Ok(all.into_iter().map(Into::into).collect())
@@ -138,7 +138,10 @@ impl Client {
         &self,
         query: ListMerchantPaymentsQuery,
     ) -> Result<Vec<MerchantPayment>> {
-        let payments = self.inner.list_merchant_payments(&query.into()).await?;
+        let payments = self
+            .inner
+            .list_merchant_payments(&query.into_core()?)
+            .await?;
         Ok(payments.into_iter().map(Into::into).collect())
     }
 
@@ -147,8 +150,9 @@ impl Client {
     pub async fn list_notification_records(
         &self,
         order_no: String,
-        limit: Option<u32>,
+        limit: Option<i32>,
     ) -> Result<Vec<DeliveryRecord>> {
+        let limit = super::ints::unsigned_opt("limit", limit)?;
         let records = self
             .inner
             .list_notification_records(&order_no, limit)
@@ -189,14 +193,14 @@ impl UserSession {
 
     /// `GET /openapi/v1/products`: one page, with the user's token.
     pub async fn list_products(&self, query: ProductQuery) -> Result<ProductPage> {
-        Ok(self.inner.list_products(&query.into()).await?.into())
+        Ok(self.inner.list_products(&query.into_core()?).await?.into())
     }
 
     /// Every product over all pages from `query.page`, with the user's token.
     pub async fn list_all_products(&self, query: ProductQuery) -> Result<Vec<Product>> {
         let all: Vec<_> = self
             .inner
-            .products_stream(query.into())
+            .products_stream(query.into_core()?)
             .try_collect()
             .await?;
         Ok(all.into_iter().map(Into::into).collect())
@@ -206,7 +210,11 @@ impl UserSession {
     /// been processed: a timeout, lost connection or 5xx gives `OutcomeUnknown` (repeated
     /// POSTs may create different orders). Creation does not mean paid.
     pub async fn create_order(&self, request: CreateOrderRequest) -> Result<String> {
-        Ok(self.inner.create_order(&request.into()).await?.order_no)
+        Ok(self
+            .inner
+            .create_order(&request.into_core()?)
+            .await?
+            .order_no)
     }
 
     /// `GET /openapi/v1/orders/{order_no}`.

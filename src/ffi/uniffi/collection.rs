@@ -14,6 +14,7 @@ use crate::collection::model as core;
 use crate::secret::Secret as CoreSecret;
 
 use super::error::Result;
+use super::ints::{int, long, unsigned_opt};
 use super::money::minor;
 use super::secret::Secret;
 use super::types::{JsonValue, json_map};
@@ -146,11 +147,11 @@ pub struct MerchantPayment {
     /// Uppercase currency code.
     pub currency: String,
     /// Precision of the currency.
-    pub currency_decimals: u32,
+    pub currency_decimals: i32,
     /// Status; only `Paid` confirms payment.
     pub status: MerchantPaymentStatus,
     /// Per-payment monotonically increasing version (0 on a create response).
-    pub status_version: u64,
+    pub status_version: i64,
     /// False until a channel is chosen.
     pub test_mode: bool,
     /// Checkout address with its per-order token (returned on creation): open it with
@@ -179,9 +180,9 @@ impl From<core::MerchantPayment> for MerchantPayment {
             payment_no: p.payment_no,
             amount_minor: p.amount_minor.get() as i64,
             currency: p.currency,
-            currency_decimals: p.currency_decimals,
+            currency_decimals: int(p.currency_decimals),
             status: p.status.into(),
-            status_version: p.status_version,
+            status_version: long(p.status_version),
             test_mode: p.test_mode,
             checkout_url: p
                 .checkout_url
@@ -218,7 +219,7 @@ pub struct CreateMerchantPaymentRequest {
     pub description: Option<String>,
     /// Seconds until expiry, 60 to 7200 (service default 1800).
     #[uniffi(default = None)]
-    pub expires_in: Option<u32>,
+    pub expires_in: Option<i32>,
     /// Per-payment notification switch (false must not be combined with address or secret).
     #[uniffi(default = None)]
     pub notify_enabled: Option<bool>,
@@ -233,7 +234,7 @@ pub struct CreateMerchantPaymentRequest {
     pub return_url: Option<String>,
     /// When set, the created payment's `currency_decimals` must equal it.
     #[uniffi(default = None)]
-    pub expected_currency_decimals: Option<u32>,
+    pub expected_currency_decimals: Option<i32>,
 }
 
 impl CreateMerchantPaymentRequest {
@@ -248,12 +249,15 @@ impl CreateMerchantPaymentRequest {
         }
         r.payment_no = self.payment_no.clone();
         r.description = self.description.clone();
-        r.expires_in = self.expires_in;
+        r.expires_in = unsigned_opt("expires_in", self.expires_in)?;
         r.notify_enabled = self.notify_enabled;
         r.notify_url = self.notify_url.clone();
         r.notify_secret = self.notify_secret.as_ref().map(|s| s.inner.clone());
         r.return_url = self.return_url.clone();
-        r.expected_currency_decimals = self.expected_currency_decimals;
+        r.expected_currency_decimals = unsigned_opt(
+            "expected_currency_decimals",
+            self.expected_currency_decimals,
+        )?;
         Ok(r)
     }
 }
@@ -288,16 +292,16 @@ pub struct ListMerchantPaymentsQuery {
     pub order_no: Option<String>,
     /// 1 to 100 (default 20).
     #[uniffi(default = None)]
-    pub limit: Option<u32>,
+    pub limit: Option<i32>,
 }
 
-impl From<ListMerchantPaymentsQuery> for core::ListMerchantPaymentsQuery {
-    fn from(q: ListMerchantPaymentsQuery) -> Self {
-        core::ListMerchantPaymentsQuery {
-            external_reference: q.external_reference,
-            order_no: q.order_no,
-            limit: q.limit,
-        }
+impl ListMerchantPaymentsQuery {
+    pub(crate) fn into_core(self) -> Result<core::ListMerchantPaymentsQuery> {
+        Ok(core::ListMerchantPaymentsQuery {
+            external_reference: self.external_reference,
+            order_no: self.order_no,
+            limit: unsigned_opt("limit", self.limit)?,
+        })
     }
 }
 
@@ -334,13 +338,13 @@ pub struct DeliveryRecord {
     /// Notification event number.
     pub event_id: String,
     /// Status version of the snapshot.
-    pub status_version: u64,
+    pub status_version: i64,
     /// The snapshot sent.
     pub event: JsonValue,
     /// Delivery state.
     pub delivery_status: DeliveryStatus,
     /// Cumulative attempts.
-    pub attempts: u64,
+    pub attempts: i64,
     /// Next automatic attempt, if any.
     pub next_attempt_at: Option<JsonValue>,
     /// HTTP status of the last attempt, if any.
@@ -355,7 +359,7 @@ impl From<core::DeliveryRecord> for DeliveryRecord {
     fn from(r: core::DeliveryRecord) -> Self {
         DeliveryRecord {
             event_id: r.event_id,
-            status_version: r.status_version,
+            status_version: long(r.status_version),
             event: r.event.into(),
             delivery_status: match r.delivery_status {
                 core::DeliveryStatus::Pending => DeliveryStatus::Pending,
@@ -363,7 +367,7 @@ impl From<core::DeliveryRecord> for DeliveryRecord {
                 core::DeliveryStatus::Failed => DeliveryStatus::Failed,
                 core::DeliveryStatus::Unknown(value) => DeliveryStatus::Unknown { value },
             },
-            attempts: r.attempts,
+            attempts: long(r.attempts),
             next_attempt_at: r.next_attempt_at.map(Into::into),
             last_http_status: r.last_http_status.map(Into::into),
             last_error: r.last_error.map(Into::into),

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use crate::config::{Config, RetryPolicy as CoreRetry};
 
+use super::error::Result;
+use super::ints::{unsigned, unsigned_long};
 use super::secret::Secret;
 
 /// How safe requests (reads, token requests, merchant-payment create with the same key) are
@@ -18,27 +20,31 @@ use super::secret::Secret;
 pub struct RetryPolicy {
     /// Total attempts including the first (1 = no retries).
     #[uniffi(default = 4)]
-    pub max_attempts: u32,
+    pub max_attempts: i32,
     /// First backoff delay in milliseconds (exponential, jittered).
     #[uniffi(default = 200)]
-    pub base_delay_ms: u64,
+    pub base_delay_ms: i64,
     /// Largest backoff delay in milliseconds.
     #[uniffi(default = 5000)]
-    pub max_delay_ms: u64,
+    pub max_delay_ms: i64,
     /// Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
     #[uniffi(default = 30000)]
-    pub max_retry_after_ms: u64,
+    pub max_retry_after_ms: i64,
 }
 
-impl From<RetryPolicy> for CoreRetry {
-    fn from(r: RetryPolicy) -> Self {
-        CoreRetry {
-            max_attempts: r.max_attempts,
-            base_delay: Duration::from_millis(r.base_delay_ms),
-            max_delay: Duration::from_millis(r.max_delay_ms),
-            max_retry_after: Duration::from_millis(r.max_retry_after_ms),
-        }
+impl RetryPolicy {
+    fn to_core(&self) -> Result<CoreRetry> {
+        Ok(CoreRetry {
+            max_attempts: unsigned("retry.max_attempts", self.max_attempts)?,
+            base_delay: millis("retry.base_delay_ms", self.base_delay_ms)?,
+            max_delay: millis("retry.max_delay_ms", self.max_delay_ms)?,
+            max_retry_after: millis("retry.max_retry_after_ms", self.max_retry_after_ms)?,
+        })
     }
+}
+
+fn millis(field: &str, ms: i64) -> Result<Duration> {
+    Ok(Duration::from_millis(unsigned_long(field, ms)?))
 }
 
 /// Everything a `Client` needs. Optional fields left null take the SDK's defaults.
@@ -61,10 +67,10 @@ pub struct ClientConfig {
     pub scopes: Option<Vec<String>>,
     /// Timeout of one HTTP attempt in milliseconds (default 10 000).
     #[uniffi(default = None)]
-    pub attempt_timeout_ms: Option<u64>,
+    pub attempt_timeout_ms: Option<i64>,
     /// Deadline of one call across retries and waits in milliseconds (default 30 000).
     #[uniffi(default = None)]
-    pub overall_deadline_ms: Option<u64>,
+    pub overall_deadline_ms: Option<i64>,
     /// Retry policy of safe requests (default: 4 attempts).
     #[uniffi(default = None)]
     pub retry: Option<RetryPolicy>,
@@ -81,7 +87,7 @@ pub struct ClientConfig {
 }
 
 impl ClientConfig {
-    pub(crate) fn to_core(&self) -> Config {
+    pub(crate) fn to_core(&self) -> Result<Config> {
         let secret = self
             .client_secret
             .as_ref()
@@ -101,17 +107,17 @@ impl ClientConfig {
             c.scopes = scopes.clone();
         }
         if let Some(ms) = self.attempt_timeout_ms {
-            c.attempt_timeout = Duration::from_millis(ms);
+            c.attempt_timeout = millis("attempt_timeout_ms", ms)?;
         }
         if let Some(ms) = self.overall_deadline_ms {
-            c.overall_deadline = Duration::from_millis(ms);
+            c.overall_deadline = millis("overall_deadline_ms", ms)?;
         }
         if let Some(retry) = &self.retry {
-            c.retry = retry.clone().into();
+            c.retry = retry.to_core()?;
         }
         c.user_agent = self.user_agent.clone();
         c.root_ca_pem = self.root_ca_pem.clone();
         c.allow_insecure_loopback = self.allow_insecure_loopback;
-        c
+        Ok(c)
     }
 }

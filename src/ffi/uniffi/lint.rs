@@ -34,6 +34,26 @@ fn every_async_export_names_the_tokio_runtime() {
     );
 }
 
+/// Money and every other number cross the FFI as integers: no `f32`/`f64` anywhere in the
+/// uniffi layer, so Kotlin and Swift never see a `Double`/`Float` ("never floating point").
+#[test]
+fn no_floating_point_type_crosses_the_ffi() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ffi/uniffi");
+    for entry in std::fs::read_dir(&dir).expect("src/ffi/uniffi is readable") {
+        let path = entry.expect("directory entry").path();
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("lint.rs") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("source is readable");
+        let words: Vec<&str> = source
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .collect();
+        for float in ["f32", "f64"] {
+            assert!(!words.contains(&float), "{} uses {float}", path.display());
+        }
+    }
+}
+
 /// The check itself: an async export without the runtime is caught, one with it passes.
 #[test]
 fn the_async_runtime_check_catches_a_missing_runtime() {

@@ -12,6 +12,7 @@ mod client;
 mod collection;
 mod config;
 mod error;
+mod ints;
 #[cfg(test)]
 mod lint;
 mod money;

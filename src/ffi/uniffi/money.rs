@@ -7,6 +7,7 @@
 use crate::money::{FixedPoint8, MinorAmount};
 
 use super::error::{Result, invalid};
+use super::ints::unsigned;
 
 /// Checks an `amount_minor` from the host language against the contract's range.
 pub(crate) fn minor(field: &str, amount_minor: i64) -> Result<MinorAmount> {
@@ -18,8 +19,9 @@ pub(crate) fn minor(field: &str, amount_minor: i64) -> Result<MinorAmount> {
 /// exactly: more fractional digits than `currency_decimals`, zero, negative or above
 /// 9007199254740991 is a `Validation` error.
 #[uniffi::export]
-pub fn parse_amount_minor(text: String, currency_decimals: u32) -> Result<i64> {
-    let amount = MinorAmount::parse_decimal(&text, currency_decimals)
+pub fn parse_amount_minor(text: String, currency_decimals: i32) -> Result<i64> {
+    let decimals = unsigned("currency_decimals", currency_decimals)?;
+    let amount = MinorAmount::parse_decimal(&text, decimals)
         .map_err(|e| invalid("amount_minor", e.to_string()))?;
     // At most 2^53 - 1, so it always fits.
     Ok(amount.get() as i64)
@@ -28,8 +30,9 @@ pub fn parse_amount_minor(text: String, currency_decimals: u32) -> Result<i64> {
 /// Formats `amount_minor` as decimal text with `currency_decimals` fractional digits
 /// (`1250`, 2 → `"12.50"`).
 #[uniffi::export]
-pub fn format_amount_minor(amount_minor: i64, currency_decimals: u32) -> Result<String> {
-    Ok(minor("amount_minor", amount_minor)?.to_decimal_string(currency_decimals))
+pub fn format_amount_minor(amount_minor: i64, currency_decimals: i32) -> Result<String> {
+    let decimals = unsigned("currency_decimals", currency_decimals)?;
+    Ok(minor("amount_minor", amount_minor)?.to_decimal_string(decimals))
 }
 
 /// Parses decimal text into an eight-decimal fixed-point catalog amount (`"12.5"` →
@@ -44,8 +47,8 @@ pub fn parse_fixed_point8(text: String) -> Result<i64> {
 /// Formats an eight-decimal fixed-point catalog amount with `decimals` fractional digits (at
 /// most 8); an error rather than rounding when significant digits would be cut off.
 #[uniffi::export]
-pub fn format_fixed_point8(raw: i64, decimals: u32) -> Result<String> {
+pub fn format_fixed_point8(raw: i64, decimals: i32) -> Result<String> {
     FixedPoint8::from_raw(raw)
-        .to_decimal_string(decimals)
+        .to_decimal_string(unsigned("decimals", decimals)?)
         .map_err(|e| invalid("amount", e.to_string()))
 }

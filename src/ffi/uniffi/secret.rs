@@ -33,8 +33,8 @@ impl Secret {
     }
 
     /// Length in bytes (safe to log).
-    pub fn byte_len(&self) -> u64 {
-        self.inner.len() as u64
+    pub fn byte_len(&self) -> i64 {
+        i64::try_from(self.inner.len()).unwrap_or(i64::MAX)
     }
 }
 

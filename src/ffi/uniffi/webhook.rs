@@ -20,6 +20,7 @@ use crate::webhook::{
 };
 
 use super::collection::{MerchantPayment, MerchantPaymentStatus};
+use super::ints::{int, long};
 use super::money::minor;
 use super::secret::Secret;
 
@@ -43,13 +44,13 @@ pub enum WebhookError {
     #[error("timestamp too old ({age_seconds} s)")]
     TimestampTooOld {
         /// How far in the past.
-        age_seconds: u64,
+        age_seconds: i64,
     },
     /// The timestamp is more than the tolerance in the future.
     #[error("timestamp in the future ({ahead_seconds} s)")]
     TimestampInFuture {
         /// How far in the future.
-        ahead_seconds: u64,
+        ahead_seconds: i64,
     },
     /// `X-Service-Signature` is not `sha256=` and 64 lowercase hex digits.
     #[error("malformed X-Service-Signature")]
@@ -76,7 +77,7 @@ pub enum WebhookError {
     #[error("unsupported api_version {api_version}")]
     UnsupportedApiVersion {
         /// The version received.
-        api_version: u32,
+        api_version: i32,
     },
     /// The payment does not match the merchant's expectation.
     #[error("{field} does not match: expected {expected}, got {actual}")]
@@ -100,10 +101,10 @@ impl From<core::WebhookError> for WebhookError {
             },
             C::MalformedTimestamp => WebhookError::MalformedTimestamp,
             C::TimestampTooOld { age_secs } => WebhookError::TimestampTooOld {
-                age_seconds: age_secs,
+                age_seconds: long(age_secs),
             },
             C::TimestampInFuture { ahead_secs } => WebhookError::TimestampInFuture {
-                ahead_seconds: ahead_secs,
+                ahead_seconds: long(ahead_secs),
             },
             C::MalformedSignature => WebhookError::MalformedSignature,
             C::SignatureMismatch => WebhookError::SignatureMismatch,
@@ -112,9 +113,9 @@ impl From<core::WebhookError> for WebhookError {
             C::UnsupportedEventType(event_type) => {
                 WebhookError::UnsupportedEventType { event_type }
             }
-            C::UnsupportedApiVersion(api_version) => {
-                WebhookError::UnsupportedApiVersion { api_version }
-            }
+            C::UnsupportedApiVersion(api_version) => WebhookError::UnsupportedApiVersion {
+                api_version: int(api_version),
+            },
             C::ExpectationMismatch {
                 field,
                 expected,
@@ -143,11 +144,11 @@ pub struct NotificationData {
     /// Currency.
     pub currency: String,
     /// Currency precision.
-    pub currency_decimals: u32,
+    pub currency_decimals: i32,
     /// Status at this notification (only `Paid` confirms payment).
     pub status: MerchantPaymentStatus,
     /// Apply only if higher than what is stored (see `statusVersionDecision`).
-    pub status_version: u64,
+    pub status_version: i64,
     /// Whether the channel is a test channel.
     pub test_mode: bool,
     /// Expiry of the payment.
@@ -168,9 +169,9 @@ impl From<CoreData> for NotificationData {
             payment_no: d.payment_no,
             amount_minor: d.amount_minor.get() as i64,
             currency: d.currency,
-            currency_decimals: d.currency_decimals,
+            currency_decimals: int(d.currency_decimals),
             status: d.status.into(),
-            status_version: d.status_version,
+            status_version: long(d.status_version),
             test_mode: d.test_mode,
             expires_at: d.expires_at,
             event_id: d.event_id,
@@ -188,7 +189,7 @@ pub struct StatusNotification {
     /// Always `merchant_payment.status_changed`.
     pub event_type: String,
     /// 1.
-    pub api_version: u32,
+    pub api_version: i32,
     /// Notification generation time (not the payment time).
     pub created_at: OffsetDateTime,
     /// The snapshot.
@@ -200,7 +201,7 @@ impl From<core::StatusNotification> for StatusNotification {
         StatusNotification {
             id: n.id,
             event_type: n.event_type,
-            api_version: n.api_version,
+            api_version: int(n.api_version),
             created_at: n.created_at,
             data: n.data.into(),
         }
@@ -220,11 +221,12 @@ impl WebhookVerifier {
     #[uniffi::constructor(default(tolerance_seconds = None))]
     pub fn new(
         secrets: Vec<Arc<Secret>>,
-        tolerance_seconds: Option<u64>,
+        tolerance_seconds: Option<i64>,
     ) -> Result<Arc<Self>, WebhookError> {
         let mut inner = CoreVerifier::new(secrets.iter().map(|s| s.inner.clone()))?;
         if let Some(secs) = tolerance_seconds {
-            inner = inner.with_tolerance(Duration::from_secs(secs));
+            // A negative tolerance is treated as zero (only the exact second passes).
+            inner = inner.with_tolerance(Duration::from_secs(u64::try_from(secs).unwrap_or(0)));
         }
         Ok(Arc::new(WebhookVerifier { inner }))
     }
@@ -309,7 +311,13 @@ pub enum VersionDecision {
 /// Compares an incoming `status_version` with the stored one (null when nothing is stored): a
 /// lower version never overwrites a higher one.
 #[uniffi::export]
-pub fn status_version_decision(stored: Option<u64>, incoming: u64) -> VersionDecision {
+pub fn status_version_decision(stored: Option<i64>, incoming: i64) -> VersionDecision {
+    // Versions are never negative: a negative stored value counts as nothing stored, a
+    // negative incoming one as stale.
+    let Ok(incoming) = u64::try_from(incoming) else {
+        return VersionDecision::Stale;
+    };
+    let stored = stored.and_then(|s| u64::try_from(s).ok());
     match core::status_version_decision(stored, incoming) {
         CoreDecision::Apply => VersionDecision::Apply,
         CoreDecision::Duplicate => VersionDecision::Duplicate,

@@ -471,22 +471,6 @@ private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
-    typealias FfiType = UInt32
-    typealias SwiftType = UInt32
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterInt32: FfiConverterPrimitive {
     typealias FfiType = Int32
     typealias SwiftType = Int32
@@ -496,22 +480,6 @@ fileprivate struct FfiConverterInt32: FfiConverterPrimitive {
     }
 
     public static func write(_ value: Int32, into buf: inout [UInt8]) {
-        writeInt(&buf, lower(value))
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterUInt64: FfiConverterPrimitive {
-    typealias FfiType = UInt64
-    typealias SwiftType = UInt64
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt64 {
-        return try lift(readInt(&buf))
-    }
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
         writeInt(&buf, lower(value))
     }
 }
@@ -668,7 +636,7 @@ public protocol ClientProtocol: AnyObject, Sendable {
      * `GET /openapi/v1/merchant-payments/{order_no}/notifications` (limit 1 to 100, default
      * 20).
      */
-    func listNotificationRecords(orderNo: String, limit: UInt32?) async throws  -> [DeliveryRecord]
+    func listNotificationRecords(orderNo: String, limit: Int32?) async throws  -> [DeliveryRecord]
     
     /**
      * `GET /openapi/v1/products`: one page, with the client token.
@@ -893,12 +861,12 @@ open func listMerchantPayments(query: ListMerchantPaymentsQuery)async throws  ->
      * `GET /openapi/v1/merchant-payments/{order_no}/notifications` (limit 1 to 100, default
      * 20).
      */
-open func listNotificationRecords(orderNo: String, limit: UInt32?)async throws  -> [DeliveryRecord]  {
+open func listNotificationRecords(orderNo: String, limit: Int32?)async throws  -> [DeliveryRecord]  {
     return
         try  await uniffiRustCallAsync(
             rustFutureFunc: {
                 uniffi_storefront_fn_method_client_list_notification_records(
-                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterOptionUInt32.lower(limit)
+                        self.uniffiCloneHandle(),FfiConverterString.lower(orderNo),FfiConverterOptionInt32.lower(limit)
                 )
             },
             pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
@@ -1053,7 +1021,7 @@ public protocol SecretProtocol: AnyObject, Sendable {
     /**
      * Length in bytes (safe to log).
      */
-    func byteLen()  -> UInt64
+    func byteLen()  -> Int64
     
     /**
      * The secret text. Call only where it must be used (an HTTP header, a browser to open).
@@ -1132,8 +1100,8 @@ public convenience init(value: String) {
     /**
      * Length in bytes (safe to log).
      */
-open func byteLen() -> UInt64  {
-    return try!  FfiConverterUInt64.lift(try! rustCall() {
+open func byteLen() -> Int64  {
+    return try!  FfiConverterInt64.lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_storefront_fn_method_secret_byte_len(
             self.uniffiCloneHandle(),uniffiCallStatus
@@ -2006,13 +1974,13 @@ open class WebhookVerifier: WebhookVerifierProtocol, @unchecked Sendable {
      * A verifier accepting a signature by any of `secrets` (keep old secrets while old
      * payments may still notify). `tolerance_seconds` defaults to the contract's 5 minutes.
      */
-public convenience init(secrets: [Secret], toleranceSeconds: UInt64? = nil)throws  {
+public convenience init(secrets: [Secret], toleranceSeconds: Int64? = nil)throws  {
     let handle =
         try rustCallWithError(FfiConverterTypeWebhookError_lift) {
         uniffiCallStatus in
     uniffi_storefront_fn_constructor_webhookverifier_new(
         FfiConverterSequenceTypeSecret.lower(secrets),
-        FfiConverterOptionUInt64.lower(toleranceSeconds),uniffiCallStatus
+        FfiConverterOptionInt64.lower(toleranceSeconds),uniffiCallStatus
     )
 }
     self.init(unsafeFromHandle: handle)
@@ -2132,7 +2100,7 @@ public struct CatalogOrder: Equatable, Hashable {
     /**
      * Quantity.
      */
-    public var quantity: UInt32
+    public var quantity: Int32
     /**
      * Order status (business logic uses this, not `status_label`).
      */
@@ -2148,7 +2116,7 @@ public struct CatalogOrder: Equatable, Hashable {
     /**
      * Display precision of `currency`.
      */
-    public var currencyDecimals: UInt32
+    public var currencyDecimals: Int32
     /**
      * Total, eight-decimal fixed point.
      */
@@ -2172,7 +2140,7 @@ public struct CatalogOrder: Equatable, Hashable {
     /**
      * Display precision of the payment currency.
      */
-    public var paymentCurrencyDecimals: UInt32
+    public var paymentCurrencyDecimals: Int32
     /**
      * Subtotal in payment currency, eight-decimal fixed point (prefer these for display).
      */
@@ -2228,7 +2196,7 @@ public struct CatalogOrder: Equatable, Hashable {
          */title: String, 
         /**
          * Quantity.
-         */quantity: UInt32, 
+         */quantity: Int32, 
         /**
          * Order status (business logic uses this, not `status_label`).
          */status: OrderStatus, 
@@ -2240,7 +2208,7 @@ public struct CatalogOrder: Equatable, Hashable {
          */currency: String, 
         /**
          * Display precision of `currency`.
-         */currencyDecimals: UInt32, 
+         */currencyDecimals: Int32, 
         /**
          * Total, eight-decimal fixed point.
          */totalAmount: Int64, 
@@ -2258,7 +2226,7 @@ public struct CatalogOrder: Equatable, Hashable {
          */paymentCurrency: String, 
         /**
          * Display precision of the payment currency.
-         */paymentCurrencyDecimals: UInt32, 
+         */paymentCurrencyDecimals: Int32, 
         /**
          * Subtotal in payment currency, eight-decimal fixed point (prefer these for display).
          */paymentSubtotal: Int64, 
@@ -2334,17 +2302,17 @@ public struct FfiConverterTypeCatalogOrder: FfiConverterRustBuffer {
                 orderNo: FfiConverterString.read(from: &buf), 
                 gdNo: FfiConverterString.read(from: &buf), 
                 title: FfiConverterString.read(from: &buf), 
-                quantity: FfiConverterUInt32.read(from: &buf), 
+                quantity: FfiConverterInt32.read(from: &buf), 
                 status: FfiConverterTypeOrderStatus.read(from: &buf), 
                 statusLabel: FfiConverterString.read(from: &buf), 
                 currency: FfiConverterString.read(from: &buf), 
-                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                currencyDecimals: FfiConverterInt32.read(from: &buf), 
                 totalAmount: FfiConverterInt64.read(from: &buf), 
                 discountAmount: FfiConverterInt64.read(from: &buf), 
                 handlingAmount: FfiConverterInt64.read(from: &buf), 
                 payAmount: FfiConverterInt64.read(from: &buf), 
                 paymentCurrency: FfiConverterString.read(from: &buf), 
-                paymentCurrencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                paymentCurrencyDecimals: FfiConverterInt32.read(from: &buf), 
                 paymentSubtotal: FfiConverterInt64.read(from: &buf), 
                 paymentHandlingAmount: FfiConverterInt64.read(from: &buf), 
                 paymentPayAmount: FfiConverterInt64.read(from: &buf), 
@@ -2362,17 +2330,17 @@ public struct FfiConverterTypeCatalogOrder: FfiConverterRustBuffer {
         FfiConverterString.write(value.orderNo, into: &buf)
         FfiConverterString.write(value.gdNo, into: &buf)
         FfiConverterString.write(value.title, into: &buf)
-        FfiConverterUInt32.write(value.quantity, into: &buf)
+        FfiConverterInt32.write(value.quantity, into: &buf)
         FfiConverterTypeOrderStatus.write(value.status, into: &buf)
         FfiConverterString.write(value.statusLabel, into: &buf)
         FfiConverterString.write(value.currency, into: &buf)
-        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterInt32.write(value.currencyDecimals, into: &buf)
         FfiConverterInt64.write(value.totalAmount, into: &buf)
         FfiConverterInt64.write(value.discountAmount, into: &buf)
         FfiConverterInt64.write(value.handlingAmount, into: &buf)
         FfiConverterInt64.write(value.payAmount, into: &buf)
         FfiConverterString.write(value.paymentCurrency, into: &buf)
-        FfiConverterUInt32.write(value.paymentCurrencyDecimals, into: &buf)
+        FfiConverterInt32.write(value.paymentCurrencyDecimals, into: &buf)
         FfiConverterInt64.write(value.paymentSubtotal, into: &buf)
         FfiConverterInt64.write(value.paymentHandlingAmount, into: &buf)
         FfiConverterInt64.write(value.paymentPayAmount, into: &buf)
@@ -2433,11 +2401,11 @@ public struct ClientConfig {
     /**
      * Timeout of one HTTP attempt in milliseconds (default 10 000).
      */
-    public var attemptTimeoutMs: UInt64?
+    public var attemptTimeoutMs: Int64?
     /**
      * Deadline of one call across retries and waits in milliseconds (default 30 000).
      */
-    public var overallDeadlineMs: UInt64?
+    public var overallDeadlineMs: Int64?
     /**
      * Retry policy of safe requests (default: 4 attempts).
      */
@@ -2479,10 +2447,10 @@ public struct ClientConfig {
          */scopes: [String]? = nil, 
         /**
          * Timeout of one HTTP attempt in milliseconds (default 10 000).
-         */attemptTimeoutMs: UInt64? = nil, 
+         */attemptTimeoutMs: Int64? = nil, 
         /**
          * Deadline of one call across retries and waits in milliseconds (default 30 000).
-         */overallDeadlineMs: UInt64? = nil, 
+         */overallDeadlineMs: Int64? = nil, 
         /**
          * Retry policy of safe requests (default: 4 attempts).
          */retry: RetryPolicy? = nil, 
@@ -2532,8 +2500,8 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
                 clientSecret: FfiConverterOptionTypeSecret.read(from: &buf), 
                 userinfoEndpoint: FfiConverterOptionString.read(from: &buf), 
                 scopes: FfiConverterOptionSequenceString.read(from: &buf), 
-                attemptTimeoutMs: FfiConverterOptionUInt64.read(from: &buf), 
-                overallDeadlineMs: FfiConverterOptionUInt64.read(from: &buf), 
+                attemptTimeoutMs: FfiConverterOptionInt64.read(from: &buf), 
+                overallDeadlineMs: FfiConverterOptionInt64.read(from: &buf), 
                 retry: FfiConverterOptionTypeRetryPolicy.read(from: &buf), 
                 userAgent: FfiConverterOptionString.read(from: &buf), 
                 rootCaPem: FfiConverterOptionString.read(from: &buf), 
@@ -2548,8 +2516,8 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
         FfiConverterOptionTypeSecret.write(value.clientSecret, into: &buf)
         FfiConverterOptionString.write(value.userinfoEndpoint, into: &buf)
         FfiConverterOptionSequenceString.write(value.scopes, into: &buf)
-        FfiConverterOptionUInt64.write(value.attemptTimeoutMs, into: &buf)
-        FfiConverterOptionUInt64.write(value.overallDeadlineMs, into: &buf)
+        FfiConverterOptionInt64.write(value.attemptTimeoutMs, into: &buf)
+        FfiConverterOptionInt64.write(value.overallDeadlineMs, into: &buf)
         FfiConverterOptionTypeRetryPolicy.write(value.retry, into: &buf)
         FfiConverterOptionString.write(value.userAgent, into: &buf)
         FfiConverterOptionString.write(value.rootCaPem, into: &buf)
@@ -2606,7 +2574,7 @@ public struct CreateMerchantPaymentRequest {
     /**
      * Seconds until expiry, 60 to 7200 (service default 1800).
      */
-    public var expiresIn: UInt32?
+    public var expiresIn: Int32?
     /**
      * Per-payment notification switch (false must not be combined with address or secret).
      */
@@ -2626,7 +2594,7 @@ public struct CreateMerchantPaymentRequest {
     /**
      * When set, the created payment's `currency_decimals` must equal it.
      */
-    public var expectedCurrencyDecimals: UInt32?
+    public var expectedCurrencyDecimals: Int32?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -2651,7 +2619,7 @@ public struct CreateMerchantPaymentRequest {
          */description: String? = nil, 
         /**
          * Seconds until expiry, 60 to 7200 (service default 1800).
-         */expiresIn: UInt32? = nil, 
+         */expiresIn: Int32? = nil, 
         /**
          * Per-payment notification switch (false must not be combined with address or secret).
          */notifyEnabled: Bool? = nil, 
@@ -2666,7 +2634,7 @@ public struct CreateMerchantPaymentRequest {
          */returnUrl: String? = nil, 
         /**
          * When set, the created payment's `currency_decimals` must equal it.
-         */expectedCurrencyDecimals: UInt32? = nil) {
+         */expectedCurrencyDecimals: Int32? = nil) {
         self.externalReference = externalReference
         self.amountMinor = amountMinor
         self.currency = currency
@@ -2703,12 +2671,12 @@ public struct FfiConverterTypeCreateMerchantPaymentRequest: FfiConverterRustBuff
                 idempotencyKey: FfiConverterOptionString.read(from: &buf), 
                 paymentNo: FfiConverterOptionString.read(from: &buf), 
                 description: FfiConverterOptionString.read(from: &buf), 
-                expiresIn: FfiConverterOptionUInt32.read(from: &buf), 
+                expiresIn: FfiConverterOptionInt32.read(from: &buf), 
                 notifyEnabled: FfiConverterOptionBool.read(from: &buf), 
                 notifyUrl: FfiConverterOptionString.read(from: &buf), 
                 notifySecret: FfiConverterOptionTypeSecret.read(from: &buf), 
                 returnUrl: FfiConverterOptionString.read(from: &buf), 
-                expectedCurrencyDecimals: FfiConverterOptionUInt32.read(from: &buf)
+                expectedCurrencyDecimals: FfiConverterOptionInt32.read(from: &buf)
         )
     }
 
@@ -2719,12 +2687,12 @@ public struct FfiConverterTypeCreateMerchantPaymentRequest: FfiConverterRustBuff
         FfiConverterOptionString.write(value.idempotencyKey, into: &buf)
         FfiConverterOptionString.write(value.paymentNo, into: &buf)
         FfiConverterOptionString.write(value.description, into: &buf)
-        FfiConverterOptionUInt32.write(value.expiresIn, into: &buf)
+        FfiConverterOptionInt32.write(value.expiresIn, into: &buf)
         FfiConverterOptionBool.write(value.notifyEnabled, into: &buf)
         FfiConverterOptionString.write(value.notifyUrl, into: &buf)
         FfiConverterOptionTypeSecret.write(value.notifySecret, into: &buf)
         FfiConverterOptionString.write(value.returnUrl, into: &buf)
-        FfiConverterOptionUInt32.write(value.expectedCurrencyDecimals, into: &buf)
+        FfiConverterOptionInt32.write(value.expectedCurrencyDecimals, into: &buf)
     }
 }
 
@@ -2755,7 +2723,7 @@ public struct CreateOrderRequest: Equatable, Hashable {
     /**
      * Quantity, 1 or more.
      */
-    public var quantity: UInt32
+    public var quantity: Int32
     /**
      * Real platform channel identifier (not a currency code or display name).
      */
@@ -2773,7 +2741,7 @@ public struct CreateOrderRequest: Equatable, Hashable {
          */gdNo: String, 
         /**
          * Quantity, 1 or more.
-         */quantity: UInt32, 
+         */quantity: Int32, 
         /**
          * Real platform channel identifier (not a currency code or display name).
          */paymentNo: String, 
@@ -2803,7 +2771,7 @@ public struct FfiConverterTypeCreateOrderRequest: FfiConverterRustBuffer {
         return
             try CreateOrderRequest(
                 gdNo: FfiConverterString.read(from: &buf), 
-                quantity: FfiConverterUInt32.read(from: &buf), 
+                quantity: FfiConverterInt32.read(from: &buf), 
                 paymentNo: FfiConverterString.read(from: &buf), 
                 otherIpu: FfiConverterOptionDictionaryStringString.read(from: &buf)
         )
@@ -2811,7 +2779,7 @@ public struct FfiConverterTypeCreateOrderRequest: FfiConverterRustBuffer {
 
     public static func write(_ value: CreateOrderRequest, into buf: inout [UInt8]) {
         FfiConverterString.write(value.gdNo, into: &buf)
-        FfiConverterUInt32.write(value.quantity, into: &buf)
+        FfiConverterInt32.write(value.quantity, into: &buf)
         FfiConverterString.write(value.paymentNo, into: &buf)
         FfiConverterOptionDictionaryStringString.write(value.otherIpu, into: &buf)
     }
@@ -2984,7 +2952,7 @@ public struct DeliveryRecord: Equatable, Hashable {
     /**
      * Status version of the snapshot.
      */
-    public var statusVersion: UInt64
+    public var statusVersion: Int64
     /**
      * The snapshot sent.
      */
@@ -2996,7 +2964,7 @@ public struct DeliveryRecord: Equatable, Hashable {
     /**
      * Cumulative attempts.
      */
-    public var attempts: UInt64
+    public var attempts: Int64
     /**
      * Next automatic attempt, if any.
      */
@@ -3022,7 +2990,7 @@ public struct DeliveryRecord: Equatable, Hashable {
          */eventId: String, 
         /**
          * Status version of the snapshot.
-         */statusVersion: UInt64, 
+         */statusVersion: Int64, 
         /**
          * The snapshot sent.
          */event: JsonValue, 
@@ -3031,7 +2999,7 @@ public struct DeliveryRecord: Equatable, Hashable {
          */deliveryStatus: DeliveryStatus, 
         /**
          * Cumulative attempts.
-         */attempts: UInt64, 
+         */attempts: Int64, 
         /**
          * Next automatic attempt, if any.
          */nextAttemptAt: JsonValue?, 
@@ -3072,10 +3040,10 @@ public struct FfiConverterTypeDeliveryRecord: FfiConverterRustBuffer {
         return
             try DeliveryRecord(
                 eventId: FfiConverterString.read(from: &buf), 
-                statusVersion: FfiConverterUInt64.read(from: &buf), 
+                statusVersion: FfiConverterInt64.read(from: &buf), 
                 event: FfiConverterTypeJsonValue.read(from: &buf), 
                 deliveryStatus: FfiConverterTypeDeliveryStatus.read(from: &buf), 
-                attempts: FfiConverterUInt64.read(from: &buf), 
+                attempts: FfiConverterInt64.read(from: &buf), 
                 nextAttemptAt: FfiConverterOptionTypeJsonValue.read(from: &buf), 
                 lastHttpStatus: FfiConverterOptionTypeJsonValue.read(from: &buf), 
                 lastError: FfiConverterOptionTypeJsonValue.read(from: &buf), 
@@ -3085,10 +3053,10 @@ public struct FfiConverterTypeDeliveryRecord: FfiConverterRustBuffer {
 
     public static func write(_ value: DeliveryRecord, into buf: inout [UInt8]) {
         FfiConverterString.write(value.eventId, into: &buf)
-        FfiConverterUInt64.write(value.statusVersion, into: &buf)
+        FfiConverterInt64.write(value.statusVersion, into: &buf)
         FfiConverterTypeJsonValue.write(value.event, into: &buf)
         FfiConverterTypeDeliveryStatus.write(value.deliveryStatus, into: &buf)
-        FfiConverterUInt64.write(value.attempts, into: &buf)
+        FfiConverterInt64.write(value.attempts, into: &buf)
         FfiConverterOptionTypeJsonValue.write(value.nextAttemptAt, into: &buf)
         FfiConverterOptionTypeJsonValue.write(value.lastHttpStatus, into: &buf)
         FfiConverterOptionTypeJsonValue.write(value.lastError, into: &buf)
@@ -3123,7 +3091,7 @@ public struct GrantedToken: Equatable, Hashable {
     /**
      * Lifetime in seconds as granted (`expires_in`).
      */
-    public var expiresIn: UInt64
+    public var expiresIn: Int64
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3133,7 +3101,7 @@ public struct GrantedToken: Equatable, Hashable {
          */scope: [String], 
         /**
          * Lifetime in seconds as granted (`expires_in`).
-         */expiresIn: UInt64) {
+         */expiresIn: Int64) {
         self.scope = scope
         self.expiresIn = expiresIn
     }
@@ -3155,13 +3123,13 @@ public struct FfiConverterTypeGrantedToken: FfiConverterRustBuffer {
         return
             try GrantedToken(
                 scope: FfiConverterSequenceString.read(from: &buf), 
-                expiresIn: FfiConverterUInt64.read(from: &buf)
+                expiresIn: FfiConverterInt64.read(from: &buf)
         )
     }
 
     public static func write(_ value: GrantedToken, into buf: inout [UInt8]) {
         FfiConverterSequenceString.write(value.scope, into: &buf)
-        FfiConverterUInt64.write(value.expiresIn, into: &buf)
+        FfiConverterInt64.write(value.expiresIn, into: &buf)
     }
 }
 
@@ -3197,7 +3165,7 @@ public struct ListMerchantPaymentsQuery: Equatable, Hashable {
     /**
      * 1 to 100 (default 20).
      */
-    public var limit: UInt32?
+    public var limit: Int32?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3210,7 +3178,7 @@ public struct ListMerchantPaymentsQuery: Equatable, Hashable {
          */orderNo: String? = nil, 
         /**
          * 1 to 100 (default 20).
-         */limit: UInt32? = nil) {
+         */limit: Int32? = nil) {
         self.externalReference = externalReference
         self.orderNo = orderNo
         self.limit = limit
@@ -3234,14 +3202,14 @@ public struct FfiConverterTypeListMerchantPaymentsQuery: FfiConverterRustBuffer 
             try ListMerchantPaymentsQuery(
                 externalReference: FfiConverterOptionString.read(from: &buf), 
                 orderNo: FfiConverterOptionString.read(from: &buf), 
-                limit: FfiConverterOptionUInt32.read(from: &buf)
+                limit: FfiConverterOptionInt32.read(from: &buf)
         )
     }
 
     public static func write(_ value: ListMerchantPaymentsQuery, into buf: inout [UInt8]) {
         FfiConverterOptionString.write(value.externalReference, into: &buf)
         FfiConverterOptionString.write(value.orderNo, into: &buf)
-        FfiConverterOptionUInt32.write(value.limit, into: &buf)
+        FfiConverterOptionInt32.write(value.limit, into: &buf)
     }
 }
 
@@ -3288,7 +3256,7 @@ public struct MerchantPayment {
     /**
      * Precision of the currency.
      */
-    public var currencyDecimals: UInt32
+    public var currencyDecimals: Int32
     /**
      * Status; only `Paid` confirms payment.
      */
@@ -3296,7 +3264,7 @@ public struct MerchantPayment {
     /**
      * Per-payment monotonically increasing version (0 on a create response).
      */
-    public var statusVersion: UInt64
+    public var statusVersion: Int64
     /**
      * False until a channel is chosen.
      */
@@ -3352,13 +3320,13 @@ public struct MerchantPayment {
          */currency: String, 
         /**
          * Precision of the currency.
-         */currencyDecimals: UInt32, 
+         */currencyDecimals: Int32, 
         /**
          * Status; only `Paid` confirms payment.
          */status: MerchantPaymentStatus, 
         /**
          * Per-payment monotonically increasing version (0 on a create response).
-         */statusVersion: UInt64, 
+         */statusVersion: Int64, 
         /**
          * False until a channel is chosen.
          */testMode: Bool, 
@@ -3424,9 +3392,9 @@ public struct FfiConverterTypeMerchantPayment: FfiConverterRustBuffer {
                 paymentNo: FfiConverterString.read(from: &buf), 
                 amountMinor: FfiConverterInt64.read(from: &buf), 
                 currency: FfiConverterString.read(from: &buf), 
-                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                currencyDecimals: FfiConverterInt32.read(from: &buf), 
                 status: FfiConverterTypeMerchantPaymentStatus.read(from: &buf), 
-                statusVersion: FfiConverterUInt64.read(from: &buf), 
+                statusVersion: FfiConverterInt64.read(from: &buf), 
                 testMode: FfiConverterBool.read(from: &buf), 
                 checkoutUrl: FfiConverterOptionTypeSecret.read(from: &buf), 
                 returnUrl: FfiConverterOptionString.read(from: &buf), 
@@ -3444,9 +3412,9 @@ public struct FfiConverterTypeMerchantPayment: FfiConverterRustBuffer {
         FfiConverterString.write(value.paymentNo, into: &buf)
         FfiConverterInt64.write(value.amountMinor, into: &buf)
         FfiConverterString.write(value.currency, into: &buf)
-        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterInt32.write(value.currencyDecimals, into: &buf)
         FfiConverterTypeMerchantPaymentStatus.write(value.status, into: &buf)
-        FfiConverterUInt64.write(value.statusVersion, into: &buf)
+        FfiConverterInt64.write(value.statusVersion, into: &buf)
         FfiConverterBool.write(value.testMode, into: &buf)
         FfiConverterOptionTypeSecret.write(value.checkoutUrl, into: &buf)
         FfiConverterOptionString.write(value.returnUrl, into: &buf)
@@ -3631,7 +3599,7 @@ public struct NotificationData: Equatable, Hashable {
     /**
      * Currency precision.
      */
-    public var currencyDecimals: UInt32
+    public var currencyDecimals: Int32
     /**
      * Status at this notification (only `Paid` confirms payment).
      */
@@ -3639,7 +3607,7 @@ public struct NotificationData: Equatable, Hashable {
     /**
      * Apply only if higher than what is stored (see `statusVersionDecision`).
      */
-    public var statusVersion: UInt64
+    public var statusVersion: Int64
     /**
      * Whether the channel is a test channel.
      */
@@ -3681,13 +3649,13 @@ public struct NotificationData: Equatable, Hashable {
          */currency: String, 
         /**
          * Currency precision.
-         */currencyDecimals: UInt32, 
+         */currencyDecimals: Int32, 
         /**
          * Status at this notification (only `Paid` confirms payment).
          */status: MerchantPaymentStatus, 
         /**
          * Apply only if higher than what is stored (see `statusVersionDecision`).
-         */statusVersion: UInt64, 
+         */statusVersion: Int64, 
         /**
          * Whether the channel is a test channel.
          */testMode: Bool, 
@@ -3739,9 +3707,9 @@ public struct FfiConverterTypeNotificationData: FfiConverterRustBuffer {
                 paymentNo: FfiConverterString.read(from: &buf), 
                 amountMinor: FfiConverterInt64.read(from: &buf), 
                 currency: FfiConverterString.read(from: &buf), 
-                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                currencyDecimals: FfiConverterInt32.read(from: &buf), 
                 status: FfiConverterTypeMerchantPaymentStatus.read(from: &buf), 
-                statusVersion: FfiConverterUInt64.read(from: &buf), 
+                statusVersion: FfiConverterInt64.read(from: &buf), 
                 testMode: FfiConverterBool.read(from: &buf), 
                 expiresAt: FfiConverterTypeOffsetDateTime.read(from: &buf), 
                 eventId: FfiConverterOptionString.read(from: &buf), 
@@ -3756,9 +3724,9 @@ public struct FfiConverterTypeNotificationData: FfiConverterRustBuffer {
         FfiConverterString.write(value.paymentNo, into: &buf)
         FfiConverterInt64.write(value.amountMinor, into: &buf)
         FfiConverterString.write(value.currency, into: &buf)
-        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterInt32.write(value.currencyDecimals, into: &buf)
         FfiConverterTypeMerchantPaymentStatus.write(value.status, into: &buf)
-        FfiConverterUInt64.write(value.statusVersion, into: &buf)
+        FfiConverterInt64.write(value.statusVersion, into: &buf)
         FfiConverterBool.write(value.testMode, into: &buf)
         FfiConverterTypeOffsetDateTime.write(value.expiresAt, into: &buf)
         FfiConverterOptionString.write(value.eventId, into: &buf)
@@ -4251,7 +4219,7 @@ public struct Product: Equatable, Hashable {
     /**
      * Display precision only (does not change the scaling).
      */
-    public var currencyDecimals: UInt32
+    public var currencyDecimals: Int32
     /**
      * Stock.
      */
@@ -4259,7 +4227,7 @@ public struct Product: Equatable, Hashable {
     /**
      * Max per purchase; 0 means unlimited.
      */
-    public var buyLimitNum: UInt32
+    public var buyLimitNum: Int64
     /**
      * `automatic` or `allowlist`.
      */
@@ -4304,13 +4272,13 @@ public struct Product: Equatable, Hashable {
          */currency: String, 
         /**
          * Display precision only (does not change the scaling).
-         */currencyDecimals: UInt32, 
+         */currencyDecimals: Int32, 
         /**
          * Stock.
          */inStock: Int64, 
         /**
          * Max per purchase; 0 means unlimited.
-         */buyLimitNum: UInt32, 
+         */buyLimitNum: Int64, 
         /**
          * `automatic` or `allowlist`.
          */paymentPolicy: PaymentPolicy, 
@@ -4364,9 +4332,9 @@ public struct FfiConverterTypeProduct: FfiConverterRustBuffer {
                 actualPrice: FfiConverterInt64.read(from: &buf), 
                 retailPrice: FfiConverterInt64.read(from: &buf), 
                 currency: FfiConverterString.read(from: &buf), 
-                currencyDecimals: FfiConverterUInt32.read(from: &buf), 
+                currencyDecimals: FfiConverterInt32.read(from: &buf), 
                 inStock: FfiConverterInt64.read(from: &buf), 
-                buyLimitNum: FfiConverterUInt32.read(from: &buf), 
+                buyLimitNum: FfiConverterInt64.read(from: &buf), 
                 paymentPolicy: FfiConverterTypePaymentPolicy.read(from: &buf), 
                 paymentMethods: FfiConverterOptionSequenceString.read(from: &buf), 
                 otherIpuCnf: FfiConverterOptionSequenceString.read(from: &buf), 
@@ -4382,9 +4350,9 @@ public struct FfiConverterTypeProduct: FfiConverterRustBuffer {
         FfiConverterInt64.write(value.actualPrice, into: &buf)
         FfiConverterInt64.write(value.retailPrice, into: &buf)
         FfiConverterString.write(value.currency, into: &buf)
-        FfiConverterUInt32.write(value.currencyDecimals, into: &buf)
+        FfiConverterInt32.write(value.currencyDecimals, into: &buf)
         FfiConverterInt64.write(value.inStock, into: &buf)
-        FfiConverterUInt32.write(value.buyLimitNum, into: &buf)
+        FfiConverterInt64.write(value.buyLimitNum, into: &buf)
         FfiConverterTypePaymentPolicy.write(value.paymentPolicy, into: &buf)
         FfiConverterOptionSequenceString.write(value.paymentMethods, into: &buf)
         FfiConverterOptionSequenceString.write(value.otherIpuCnf, into: &buf)
@@ -4420,15 +4388,15 @@ public struct ProductPage: Equatable, Hashable {
     /**
      * Total number of products matching.
      */
-    public var total: UInt64
+    public var total: Int64
     /**
      * This page's number.
      */
-    public var page: UInt32
+    public var page: Int32
     /**
      * Page size.
      */
-    public var limit: UInt32
+    public var limit: Int32
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -4438,13 +4406,13 @@ public struct ProductPage: Equatable, Hashable {
          */list: [Product], 
         /**
          * Total number of products matching.
-         */total: UInt64, 
+         */total: Int64, 
         /**
          * This page's number.
-         */page: UInt32, 
+         */page: Int32, 
         /**
          * Page size.
-         */limit: UInt32) {
+         */limit: Int32) {
         self.list = list
         self.total = total
         self.page = page
@@ -4468,17 +4436,17 @@ public struct FfiConverterTypeProductPage: FfiConverterRustBuffer {
         return
             try ProductPage(
                 list: FfiConverterSequenceTypeProduct.read(from: &buf), 
-                total: FfiConverterUInt64.read(from: &buf), 
-                page: FfiConverterUInt32.read(from: &buf), 
-                limit: FfiConverterUInt32.read(from: &buf)
+                total: FfiConverterInt64.read(from: &buf), 
+                page: FfiConverterInt32.read(from: &buf), 
+                limit: FfiConverterInt32.read(from: &buf)
         )
     }
 
     public static func write(_ value: ProductPage, into buf: inout [UInt8]) {
         FfiConverterSequenceTypeProduct.write(value.list, into: &buf)
-        FfiConverterUInt64.write(value.total, into: &buf)
-        FfiConverterUInt32.write(value.page, into: &buf)
-        FfiConverterUInt32.write(value.limit, into: &buf)
+        FfiConverterInt64.write(value.total, into: &buf)
+        FfiConverterInt32.write(value.page, into: &buf)
+        FfiConverterInt32.write(value.limit, into: &buf)
     }
 }
 
@@ -4505,11 +4473,11 @@ public struct ProductQuery: Equatable, Hashable {
     /**
      * Page number, 1 or more (default 1).
      */
-    public var page: UInt32?
+    public var page: Int32?
     /**
      * Page size.
      */
-    public var limit: UInt32?
+    public var limit: Int32?
     /**
      * Only this product number.
      */
@@ -4524,10 +4492,10 @@ public struct ProductQuery: Equatable, Hashable {
     public init(
         /**
          * Page number, 1 or more (default 1).
-         */page: UInt32? = nil, 
+         */page: Int32? = nil, 
         /**
          * Page size.
-         */limit: UInt32? = nil, 
+         */limit: Int32? = nil, 
         /**
          * Only this product number.
          */gdNo: String? = nil, 
@@ -4556,16 +4524,16 @@ public struct FfiConverterTypeProductQuery: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ProductQuery {
         return
             try ProductQuery(
-                page: FfiConverterOptionUInt32.read(from: &buf), 
-                limit: FfiConverterOptionUInt32.read(from: &buf), 
+                page: FfiConverterOptionInt32.read(from: &buf), 
+                limit: FfiConverterOptionInt32.read(from: &buf), 
                 gdNo: FfiConverterOptionString.read(from: &buf), 
                 searchValue: FfiConverterOptionString.read(from: &buf)
         )
     }
 
     public static func write(_ value: ProductQuery, into buf: inout [UInt8]) {
-        FfiConverterOptionUInt32.write(value.page, into: &buf)
-        FfiConverterOptionUInt32.write(value.limit, into: &buf)
+        FfiConverterOptionInt32.write(value.page, into: &buf)
+        FfiConverterOptionInt32.write(value.limit, into: &buf)
         FfiConverterOptionString.write(value.gdNo, into: &buf)
         FfiConverterOptionString.write(value.searchValue, into: &buf)
     }
@@ -4595,35 +4563,35 @@ public struct RetryPolicy: Equatable, Hashable {
     /**
      * Total attempts including the first (1 = no retries).
      */
-    public var maxAttempts: UInt32
+    public var maxAttempts: Int32
     /**
      * First backoff delay in milliseconds (exponential, jittered).
      */
-    public var baseDelayMs: UInt64
+    public var baseDelayMs: Int64
     /**
      * Largest backoff delay in milliseconds.
      */
-    public var maxDelayMs: UInt64
+    public var maxDelayMs: Int64
     /**
      * Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
      */
-    public var maxRetryAfterMs: UInt64
+    public var maxRetryAfterMs: Int64
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
     public init(
         /**
          * Total attempts including the first (1 = no retries).
-         */maxAttempts: UInt32 = UInt32(4), 
+         */maxAttempts: Int32 = 4, 
         /**
          * First backoff delay in milliseconds (exponential, jittered).
-         */baseDelayMs: UInt64 = UInt64(200), 
+         */baseDelayMs: Int64 = Int64(200), 
         /**
          * Largest backoff delay in milliseconds.
-         */maxDelayMs: UInt64 = UInt64(5000), 
+         */maxDelayMs: Int64 = Int64(5000), 
         /**
          * Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
-         */maxRetryAfterMs: UInt64 = UInt64(30000)) {
+         */maxRetryAfterMs: Int64 = Int64(30000)) {
         self.maxAttempts = maxAttempts
         self.baseDelayMs = baseDelayMs
         self.maxDelayMs = maxDelayMs
@@ -4646,18 +4614,18 @@ public struct FfiConverterTypeRetryPolicy: FfiConverterRustBuffer {
     public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RetryPolicy {
         return
             try RetryPolicy(
-                maxAttempts: FfiConverterUInt32.read(from: &buf), 
-                baseDelayMs: FfiConverterUInt64.read(from: &buf), 
-                maxDelayMs: FfiConverterUInt64.read(from: &buf), 
-                maxRetryAfterMs: FfiConverterUInt64.read(from: &buf)
+                maxAttempts: FfiConverterInt32.read(from: &buf), 
+                baseDelayMs: FfiConverterInt64.read(from: &buf), 
+                maxDelayMs: FfiConverterInt64.read(from: &buf), 
+                maxRetryAfterMs: FfiConverterInt64.read(from: &buf)
         )
     }
 
     public static func write(_ value: RetryPolicy, into buf: inout [UInt8]) {
-        FfiConverterUInt32.write(value.maxAttempts, into: &buf)
-        FfiConverterUInt64.write(value.baseDelayMs, into: &buf)
-        FfiConverterUInt64.write(value.maxDelayMs, into: &buf)
-        FfiConverterUInt64.write(value.maxRetryAfterMs, into: &buf)
+        FfiConverterInt32.write(value.maxAttempts, into: &buf)
+        FfiConverterInt64.write(value.baseDelayMs, into: &buf)
+        FfiConverterInt64.write(value.maxDelayMs, into: &buf)
+        FfiConverterInt64.write(value.maxRetryAfterMs, into: &buf)
     }
 }
 
@@ -4692,7 +4660,7 @@ public struct StatusNotification: Equatable, Hashable {
     /**
      * 1.
      */
-    public var apiVersion: UInt32
+    public var apiVersion: Int32
     /**
      * Notification generation time (not the payment time).
      */
@@ -4713,7 +4681,7 @@ public struct StatusNotification: Equatable, Hashable {
          */eventType: String, 
         /**
          * 1.
-         */apiVersion: UInt32, 
+         */apiVersion: Int32, 
         /**
          * Notification generation time (not the payment time).
          */createdAt: OffsetDateTime, 
@@ -4745,7 +4713,7 @@ public struct FfiConverterTypeStatusNotification: FfiConverterRustBuffer {
             try StatusNotification(
                 id: FfiConverterString.read(from: &buf), 
                 eventType: FfiConverterString.read(from: &buf), 
-                apiVersion: FfiConverterUInt32.read(from: &buf), 
+                apiVersion: FfiConverterInt32.read(from: &buf), 
                 createdAt: FfiConverterTypeOffsetDateTime.read(from: &buf), 
                 data: FfiConverterTypeNotificationData.read(from: &buf)
         )
@@ -4754,7 +4722,7 @@ public struct FfiConverterTypeStatusNotification: FfiConverterRustBuffer {
     public static func write(_ value: StatusNotification, into buf: inout [UInt8]) {
         FfiConverterString.write(value.id, into: &buf)
         FfiConverterString.write(value.eventType, into: &buf)
-        FfiConverterUInt32.write(value.apiVersion, into: &buf)
+        FfiConverterInt32.write(value.apiVersion, into: &buf)
         FfiConverterTypeOffsetDateTime.write(value.createdAt, into: &buf)
         FfiConverterTypeNotificationData.write(value.data, into: &buf)
     }
@@ -6570,7 +6538,7 @@ enum WebhookError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
     case TimestampTooOld(
         /**
          * How far in the past.
-         */ageSeconds: UInt64
+         */ageSeconds: Int64
     )
     /**
      * The timestamp is more than the tolerance in the future.
@@ -6578,7 +6546,7 @@ enum WebhookError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
     case TimestampInFuture(
         /**
          * How far in the future.
-         */aheadSeconds: UInt64
+         */aheadSeconds: Int64
     )
     /**
      * `X-Service-Signature` is not `sha256=` and 64 lowercase hex digits.
@@ -6614,7 +6582,7 @@ enum WebhookError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
     case UnsupportedApiVersion(
         /**
          * The version received.
-         */apiVersion: UInt32
+         */apiVersion: Int32
     )
     /**
      * The payment does not match the merchant's expectation.
@@ -6665,10 +6633,10 @@ public struct FfiConverterTypeWebhookError: FfiConverterRustBuffer {
             )
         case 3: return .MalformedTimestamp
         case 4: return .TimestampTooOld(
-            ageSeconds: try FfiConverterUInt64.read(from: &buf)
+            ageSeconds: try FfiConverterInt64.read(from: &buf)
             )
         case 5: return .TimestampInFuture(
-            aheadSeconds: try FfiConverterUInt64.read(from: &buf)
+            aheadSeconds: try FfiConverterInt64.read(from: &buf)
             )
         case 6: return .MalformedSignature
         case 7: return .SignatureMismatch
@@ -6680,7 +6648,7 @@ public struct FfiConverterTypeWebhookError: FfiConverterRustBuffer {
             eventType: try FfiConverterString.read(from: &buf)
             )
         case 11: return .UnsupportedApiVersion(
-            apiVersion: try FfiConverterUInt32.read(from: &buf)
+            apiVersion: try FfiConverterInt32.read(from: &buf)
             )
         case 12: return .ExpectationMismatch(
             field: try FfiConverterString.read(from: &buf), 
@@ -6714,12 +6682,12 @@ public struct FfiConverterTypeWebhookError: FfiConverterRustBuffer {
         
         case let .TimestampTooOld(ageSeconds):
             writeInt(&buf, Int32(4))
-            FfiConverterUInt64.write(ageSeconds, into: &buf)
+            FfiConverterInt64.write(ageSeconds, into: &buf)
             
         
         case let .TimestampInFuture(aheadSeconds):
             writeInt(&buf, Int32(5))
-            FfiConverterUInt64.write(aheadSeconds, into: &buf)
+            FfiConverterInt64.write(aheadSeconds, into: &buf)
             
         
         case .MalformedSignature:
@@ -6746,7 +6714,7 @@ public struct FfiConverterTypeWebhookError: FfiConverterRustBuffer {
         
         case let .UnsupportedApiVersion(apiVersion):
             writeInt(&buf, Int32(11))
-            FfiConverterUInt32.write(apiVersion, into: &buf)
+            FfiConverterInt32.write(apiVersion, into: &buf)
             
         
         case let .ExpectationMismatch(field,expected,actual):
@@ -6777,30 +6745,6 @@ public func FfiConverterTypeWebhookError_lower(_ value: WebhookError) -> RustBuf
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
-fileprivate struct FfiConverterOptionUInt32: FfiConverterRustBuffer {
-    typealias SwiftType = UInt32?
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        guard let value = value else {
-            writeInt(&buf, Int8(0))
-            return
-        }
-        writeInt(&buf, Int8(1))
-        FfiConverterUInt32.write(value, into: &buf)
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
-        switch try readInt(&buf) as Int8 {
-        case 0: return nil
-        case 1: return try FfiConverterUInt32.read(from: &buf)
-        default: throw UniffiInternalError.unexpectedOptionalTag
-        }
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
 fileprivate struct FfiConverterOptionInt32: FfiConverterRustBuffer {
     typealias SwiftType = Int32?
 
@@ -6817,30 +6761,6 @@ fileprivate struct FfiConverterOptionInt32: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterInt32.read(from: &buf)
-        default: throw UniffiInternalError.unexpectedOptionalTag
-        }
-    }
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-fileprivate struct FfiConverterOptionUInt64: FfiConverterRustBuffer {
-    typealias SwiftType = UInt64?
-
-    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
-        guard let value = value else {
-            writeInt(&buf, Int8(0))
-            return
-        }
-        writeInt(&buf, Int8(1))
-        FfiConverterUInt64.write(value, into: &buf)
-    }
-
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
-        switch try readInt(&buf) as Int8 {
-        case 0: return nil
-        case 1: return try FfiConverterUInt64.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }
@@ -7653,12 +7573,12 @@ public func merchantPaymentStatusIsPaid(status: MerchantPaymentStatus) -> Bool  
  * Formats `amount_minor` as decimal text with `currency_decimals` fractional digits
  * (`1250`, 2 → `"12.50"`).
  */
-public func formatAmountMinor(amountMinor: Int64, currencyDecimals: UInt32)throws  -> String  {
+public func formatAmountMinor(amountMinor: Int64, currencyDecimals: Int32)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
         uniffiCallStatus in
     uniffi_storefront_fn_func_format_amount_minor(
         FfiConverterInt64.lower(amountMinor),
-        FfiConverterUInt32.lower(currencyDecimals),uniffiCallStatus
+        FfiConverterInt32.lower(currencyDecimals),uniffiCallStatus
     )
 })
 }
@@ -7666,12 +7586,12 @@ public func formatAmountMinor(amountMinor: Int64, currencyDecimals: UInt32)throw
  * Formats an eight-decimal fixed-point catalog amount with `decimals` fractional digits (at
  * most 8); an error rather than rounding when significant digits would be cut off.
  */
-public func formatFixedPoint8(raw: Int64, decimals: UInt32)throws  -> String  {
+public func formatFixedPoint8(raw: Int64, decimals: Int32)throws  -> String  {
     return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
         uniffiCallStatus in
     uniffi_storefront_fn_func_format_fixed_point8(
         FfiConverterInt64.lower(raw),
-        FfiConverterUInt32.lower(decimals),uniffiCallStatus
+        FfiConverterInt32.lower(decimals),uniffiCallStatus
     )
 })
 }
@@ -7680,12 +7600,12 @@ public func formatFixedPoint8(raw: Int64, decimals: UInt32)throws  -> String  {
  * exactly: more fractional digits than `currency_decimals`, zero, negative or above
  * 9007199254740991 is a `Validation` error.
  */
-public func parseAmountMinor(text: String, currencyDecimals: UInt32)throws  -> Int64  {
+public func parseAmountMinor(text: String, currencyDecimals: Int32)throws  -> Int64  {
     return try  FfiConverterInt64.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
         uniffiCallStatus in
     uniffi_storefront_fn_func_parse_amount_minor(
         FfiConverterString.lower(text),
-        FfiConverterUInt32.lower(currencyDecimals),uniffiCallStatus
+        FfiConverterInt32.lower(currencyDecimals),uniffiCallStatus
     )
 })
 }
@@ -7728,12 +7648,12 @@ public func checkPayment(expectation: PaymentExpectation, payment: MerchantPayme
  * Compares an incoming `status_version` with the stored one (null when nothing is stored): a
  * lower version never overwrites a higher one.
  */
-public func statusVersionDecision(stored: UInt64?, incoming: UInt64) -> VersionDecision  {
+public func statusVersionDecision(stored: Int64?, incoming: Int64) -> VersionDecision  {
     return try!  FfiConverterTypeVersionDecision_lift(try! rustCall() {
         uniffiCallStatus in
     uniffi_storefront_fn_func_status_version_decision(
-        FfiConverterOptionUInt64.lower(stored),
-        FfiConverterUInt64.lower(incoming),uniffiCallStatus
+        FfiConverterOptionInt64.lower(stored),
+        FfiConverterInt64.lower(incoming),uniffiCallStatus
     )
 })
 }
@@ -7765,13 +7685,13 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_func_merchant_payment_status_is_paid() != 43619) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_func_format_amount_minor() != 15915) {
+    if (uniffi_storefront_checksum_func_format_amount_minor() != 50154) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_func_format_fixed_point8() != 22772) {
+    if (uniffi_storefront_checksum_func_format_fixed_point8() != 44014) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_func_parse_amount_minor() != 46653) {
+    if (uniffi_storefront_checksum_func_parse_amount_minor() != 4539) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_parse_fixed_point8() != 7420) {
@@ -7783,7 +7703,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_func_check_payment() != 43298) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_func_status_version_decision() != 8818) {
+    if (uniffi_storefront_checksum_func_status_version_decision() != 59988) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_client_authenticate() != 51431) {
@@ -7804,7 +7724,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_client_list_merchant_payments() != 11795) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_method_client_list_notification_records() != 34397) {
+    if (uniffi_storefront_checksum_method_client_list_notification_records() != 13597) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_client_list_products() != 34029) {
@@ -7849,7 +7769,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_usersession_wait_for_payment() != 4601) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_method_secret_byte_len() != 65376) {
+    if (uniffi_storefront_checksum_method_secret_byte_len() != 65496) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_secret_expose() != 24163) {
@@ -7876,7 +7796,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_constructor_testsigner_new() != 56111) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_constructor_webhookverifier_new() != 37124) {
+    if (uniffi_storefront_checksum_constructor_webhookverifier_new() != 51813) {
         return InitializationResult.apiChecksumMismatch
     }
 

@@ -1063,13 +1063,13 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_func_merchant_payment_status_is_paid() and 0xFFFF) != 43619) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_func_format_amount_minor() and 0xFFFF) != 15915) {
+    if ((lib.uniffi_storefront_checksum_func_format_amount_minor() and 0xFFFF) != 50154) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_func_format_fixed_point8() and 0xFFFF) != 22772) {
+    if ((lib.uniffi_storefront_checksum_func_format_fixed_point8() and 0xFFFF) != 44014) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_func_parse_amount_minor() and 0xFFFF) != 46653) {
+    if ((lib.uniffi_storefront_checksum_func_parse_amount_minor() and 0xFFFF) != 4539) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_parse_fixed_point8() and 0xFFFF) != 7420) {
@@ -1081,7 +1081,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_func_check_payment() and 0xFFFF) != 43298) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_func_status_version_decision() and 0xFFFF) != 8818) {
+    if ((lib.uniffi_storefront_checksum_func_status_version_decision() and 0xFFFF) != 59988) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_client_authenticate() and 0xFFFF) != 51431) {
@@ -1102,7 +1102,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_client_list_merchant_payments() and 0xFFFF) != 11795) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_method_client_list_notification_records() and 0xFFFF) != 34397) {
+    if ((lib.uniffi_storefront_checksum_method_client_list_notification_records() and 0xFFFF) != 13597) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_client_list_products() and 0xFFFF) != 34029) {
@@ -1147,7 +1147,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_usersession_wait_for_payment() and 0xFFFF) != 4601) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_method_secret_byte_len() and 0xFFFF) != 65376) {
+    if ((lib.uniffi_storefront_checksum_method_secret_byte_len() and 0xFFFF) != 65496) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_secret_expose() and 0xFFFF) != 24163) {
@@ -1174,7 +1174,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_constructor_testsigner_new() and 0xFFFF) != 56111) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_constructor_webhookverifier_new() and 0xFFFF) != 37124) {
+    if ((lib.uniffi_storefront_checksum_constructor_webhookverifier_new() and 0xFFFF) != 51813) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
 }
@@ -1497,29 +1497,6 @@ private class JavaLangRefCleanable(
 /**
  * @suppress
  */
-public object FfiConverterUInt: FfiConverter<UInt, Int> {
-    override fun lift(value: Int): UInt {
-        return value.toUInt()
-    }
-
-    override fun read(buf: ByteBuffer): UInt {
-        return lift(buf.getInt())
-    }
-
-    override fun lower(value: UInt): Int {
-        return value.toInt()
-    }
-
-    override fun allocationSize(value: UInt) = 4UL
-
-    override fun write(value: UInt, buf: ByteBuffer) {
-        buf.putInt(value.toInt())
-    }
-}
-
-/**
- * @suppress
- */
 public object FfiConverterInt: FfiConverter<Int, Int> {
     override fun lift(value: Int): Int {
         return value
@@ -1537,29 +1514,6 @@ public object FfiConverterInt: FfiConverter<Int, Int> {
 
     override fun write(value: Int, buf: ByteBuffer) {
         buf.putInt(value)
-    }
-}
-
-/**
- * @suppress
- */
-public object FfiConverterULong: FfiConverter<ULong, Long> {
-    override fun lift(value: Long): ULong {
-        return value.toULong()
-    }
-
-    override fun read(buf: ByteBuffer): ULong {
-        return lift(buf.getLong())
-    }
-
-    override fun lower(value: ULong): Long {
-        return value.toLong()
-    }
-
-    override fun allocationSize(value: ULong) = 8UL
-
-    override fun write(value: ULong, buf: ByteBuffer) {
-        buf.putLong(value.toLong())
     }
 }
 
@@ -1826,7 +1780,7 @@ public interface ClientInterface {
      * `GET /openapi/v1/merchant-payments/{order_no}/notifications` (limit 1 to 100, default
      * 20).
      */
-    suspend fun `listNotificationRecords`(`orderNo`: kotlin.String, `limit`: kotlin.UInt?): List<DeliveryRecord>
+    suspend fun `listNotificationRecords`(`orderNo`: kotlin.String, `limit`: kotlin.Int?): List<DeliveryRecord>
     
     /**
      * `GET /openapi/v1/products`: one page, with the client token.
@@ -2138,14 +2092,14 @@ open class Client: Disposable, AutoCloseable, ClientInterface
      */
     @Throws(StorefrontException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
-    override suspend fun `listNotificationRecords`(`orderNo`: kotlin.String, `limit`: kotlin.UInt?) : List<DeliveryRecord> {
+    override suspend fun `listNotificationRecords`(`orderNo`: kotlin.String, `limit`: kotlin.Int?) : List<DeliveryRecord> {
         return uniffiRustCallAsync(
         callWithHandle { uniffiHandle ->
             UniffiLib.uniffi_storefront_fn_method_client_list_notification_records(
                 uniffiHandle,
                 
         FfiConverterString.lower(`orderNo`),
-        FfiConverterOptionalUInt.lower(`limit`),
+        FfiConverterOptionalInt.lower(`limit`),
             )
         },
         { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
@@ -2412,7 +2366,7 @@ public interface SecretInterface {
     /**
      * Length in bytes (safe to log).
      */
-    fun `byteLen`(): kotlin.ULong
+    fun `byteLen`(): kotlin.Long
     
     /**
      * The secret text. Call only where it must be used (an HTTP header, a browser to open).
@@ -2541,8 +2495,8 @@ open class Secret: Disposable, AutoCloseable, SecretInterface
     
     /**
      * Length in bytes (safe to log).
-     */override fun `byteLen`(): kotlin.ULong {
-            return FfiConverterULong.lift(
+     */override fun `byteLen`(): kotlin.Long {
+            return FfiConverterLong.lift(
     callWithHandle {
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_storefront_fn_method_secret_byte_len(
@@ -3940,14 +3894,14 @@ open class WebhookVerifier: Disposable, AutoCloseable, WebhookVerifierInterface
      * A verifier accepting a signature by any of `secrets` (keep old secrets while old
      * payments may still notify). `tolerance_seconds` defaults to the contract's 5 minutes.
      */
-    constructor(`secrets`: List<Secret>, `toleranceSeconds`: kotlin.ULong? = null) :
+    constructor(`secrets`: List<Secret>, `toleranceSeconds`: kotlin.Long? = null) :
         this(UniffiWithHandle, 
     uniffiRustCallWithError(WebhookException) { _status ->
     UniffiLib.uniffi_storefront_fn_constructor_webhookverifier_new(
     
         
         FfiConverterSequenceTypeSecret.lower(`secrets`),
-        FfiConverterOptionalULong.lower(`toleranceSeconds`),_status)
+        FfiConverterOptionalLong.lower(`toleranceSeconds`),_status)
 }
     )
 
@@ -4134,7 +4088,7 @@ data class CatalogOrder (
     /**
      * Quantity.
      */
-    var `quantity`: kotlin.UInt
+    var `quantity`: kotlin.Int
     , 
     /**
      * Order status (business logic uses this, not `status_label`).
@@ -4154,7 +4108,7 @@ data class CatalogOrder (
     /**
      * Display precision of `currency`.
      */
-    var `currencyDecimals`: kotlin.UInt
+    var `currencyDecimals`: kotlin.Int
     , 
     /**
      * Total, eight-decimal fixed point.
@@ -4184,7 +4138,7 @@ data class CatalogOrder (
     /**
      * Display precision of the payment currency.
      */
-    var `paymentCurrencyDecimals`: kotlin.UInt
+    var `paymentCurrencyDecimals`: kotlin.Int
     , 
     /**
      * Subtotal in payment currency, eight-decimal fixed point (prefer these for display).
@@ -4254,17 +4208,17 @@ public object FfiConverterTypeCatalogOrder: FfiConverterRustBuffer<CatalogOrder>
             FfiConverterString.read(buf),
             FfiConverterString.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterTypeOrderStatus.read(buf),
             FfiConverterString.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterLong.read(buf),
@@ -4282,17 +4236,17 @@ public object FfiConverterTypeCatalogOrder: FfiConverterRustBuffer<CatalogOrder>
             FfiConverterString.allocationSize(value.`orderNo`) +
             FfiConverterString.allocationSize(value.`gdNo`) +
             FfiConverterString.allocationSize(value.`title`) +
-            FfiConverterUInt.allocationSize(value.`quantity`) +
+            FfiConverterInt.allocationSize(value.`quantity`) +
             FfiConverterTypeOrderStatus.allocationSize(value.`status`) +
             FfiConverterString.allocationSize(value.`statusLabel`) +
             FfiConverterString.allocationSize(value.`currency`) +
-            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterInt.allocationSize(value.`currencyDecimals`) +
             FfiConverterLong.allocationSize(value.`totalAmount`) +
             FfiConverterLong.allocationSize(value.`discountAmount`) +
             FfiConverterLong.allocationSize(value.`handlingAmount`) +
             FfiConverterLong.allocationSize(value.`payAmount`) +
             FfiConverterString.allocationSize(value.`paymentCurrency`) +
-            FfiConverterUInt.allocationSize(value.`paymentCurrencyDecimals`) +
+            FfiConverterInt.allocationSize(value.`paymentCurrencyDecimals`) +
             FfiConverterLong.allocationSize(value.`paymentSubtotal`) +
             FfiConverterLong.allocationSize(value.`paymentHandlingAmount`) +
             FfiConverterLong.allocationSize(value.`paymentPayAmount`) +
@@ -4309,17 +4263,17 @@ public object FfiConverterTypeCatalogOrder: FfiConverterRustBuffer<CatalogOrder>
             FfiConverterString.write(value.`orderNo`, buf)
             FfiConverterString.write(value.`gdNo`, buf)
             FfiConverterString.write(value.`title`, buf)
-            FfiConverterUInt.write(value.`quantity`, buf)
+            FfiConverterInt.write(value.`quantity`, buf)
             FfiConverterTypeOrderStatus.write(value.`status`, buf)
             FfiConverterString.write(value.`statusLabel`, buf)
             FfiConverterString.write(value.`currency`, buf)
-            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterInt.write(value.`currencyDecimals`, buf)
             FfiConverterLong.write(value.`totalAmount`, buf)
             FfiConverterLong.write(value.`discountAmount`, buf)
             FfiConverterLong.write(value.`handlingAmount`, buf)
             FfiConverterLong.write(value.`payAmount`, buf)
             FfiConverterString.write(value.`paymentCurrency`, buf)
-            FfiConverterUInt.write(value.`paymentCurrencyDecimals`, buf)
+            FfiConverterInt.write(value.`paymentCurrencyDecimals`, buf)
             FfiConverterLong.write(value.`paymentSubtotal`, buf)
             FfiConverterLong.write(value.`paymentHandlingAmount`, buf)
             FfiConverterLong.write(value.`paymentPayAmount`, buf)
@@ -4372,12 +4326,12 @@ data class ClientConfig (
     /**
      * Timeout of one HTTP attempt in milliseconds (default 10 000).
      */
-    var `attemptTimeoutMs`: kotlin.ULong? = null 
+    var `attemptTimeoutMs`: kotlin.Long? = null 
     , 
     /**
      * Deadline of one call across retries and waits in milliseconds (default 30 000).
      */
-    var `overallDeadlineMs`: kotlin.ULong? = null 
+    var `overallDeadlineMs`: kotlin.Long? = null 
     , 
     /**
      * Retry policy of safe requests (default: 4 attempts).
@@ -4440,8 +4394,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalTypeSecret.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
-            FfiConverterOptionalULong.read(buf),
-            FfiConverterOptionalULong.read(buf),
+            FfiConverterOptionalLong.read(buf),
+            FfiConverterOptionalLong.read(buf),
             FfiConverterOptionalTypeRetryPolicy.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -4456,8 +4410,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalTypeSecret.allocationSize(value.`clientSecret`) +
             FfiConverterOptionalString.allocationSize(value.`userinfoEndpoint`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`scopes`) +
-            FfiConverterOptionalULong.allocationSize(value.`attemptTimeoutMs`) +
-            FfiConverterOptionalULong.allocationSize(value.`overallDeadlineMs`) +
+            FfiConverterOptionalLong.allocationSize(value.`attemptTimeoutMs`) +
+            FfiConverterOptionalLong.allocationSize(value.`overallDeadlineMs`) +
             FfiConverterOptionalTypeRetryPolicy.allocationSize(value.`retry`) +
             FfiConverterOptionalString.allocationSize(value.`userAgent`) +
             FfiConverterOptionalString.allocationSize(value.`rootCaPem`) +
@@ -4471,8 +4425,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalTypeSecret.write(value.`clientSecret`, buf)
             FfiConverterOptionalString.write(value.`userinfoEndpoint`, buf)
             FfiConverterOptionalSequenceString.write(value.`scopes`, buf)
-            FfiConverterOptionalULong.write(value.`attemptTimeoutMs`, buf)
-            FfiConverterOptionalULong.write(value.`overallDeadlineMs`, buf)
+            FfiConverterOptionalLong.write(value.`attemptTimeoutMs`, buf)
+            FfiConverterOptionalLong.write(value.`overallDeadlineMs`, buf)
             FfiConverterOptionalTypeRetryPolicy.write(value.`retry`, buf)
             FfiConverterOptionalString.write(value.`userAgent`, buf)
             FfiConverterOptionalString.write(value.`rootCaPem`, buf)
@@ -4521,7 +4475,7 @@ data class CreateMerchantPaymentRequest (
     /**
      * Seconds until expiry, 60 to 7200 (service default 1800).
      */
-    var `expiresIn`: kotlin.UInt? = null 
+    var `expiresIn`: kotlin.Int? = null 
     , 
     /**
      * Per-payment notification switch (false must not be combined with address or secret).
@@ -4546,7 +4500,7 @@ data class CreateMerchantPaymentRequest (
     /**
      * When set, the created payment's `currency_decimals` must equal it.
      */
-    var `expectedCurrencyDecimals`: kotlin.UInt? = null 
+    var `expectedCurrencyDecimals`: kotlin.Int? = null 
     
 ): Disposable{
     
@@ -4588,12 +4542,12 @@ public object FfiConverterTypeCreateMerchantPaymentRequest: FfiConverterRustBuff
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalInt.read(buf),
             FfiConverterOptionalBoolean.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalTypeSecret.read(buf),
             FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalInt.read(buf),
         )
     }
 
@@ -4604,12 +4558,12 @@ public object FfiConverterTypeCreateMerchantPaymentRequest: FfiConverterRustBuff
             FfiConverterOptionalString.allocationSize(value.`idempotencyKey`) +
             FfiConverterOptionalString.allocationSize(value.`paymentNo`) +
             FfiConverterOptionalString.allocationSize(value.`description`) +
-            FfiConverterOptionalUInt.allocationSize(value.`expiresIn`) +
+            FfiConverterOptionalInt.allocationSize(value.`expiresIn`) +
             FfiConverterOptionalBoolean.allocationSize(value.`notifyEnabled`) +
             FfiConverterOptionalString.allocationSize(value.`notifyUrl`) +
             FfiConverterOptionalTypeSecret.allocationSize(value.`notifySecret`) +
             FfiConverterOptionalString.allocationSize(value.`returnUrl`) +
-            FfiConverterOptionalUInt.allocationSize(value.`expectedCurrencyDecimals`)
+            FfiConverterOptionalInt.allocationSize(value.`expectedCurrencyDecimals`)
     )
 
     override fun write(value: CreateMerchantPaymentRequest, buf: ByteBuffer) {
@@ -4619,12 +4573,12 @@ public object FfiConverterTypeCreateMerchantPaymentRequest: FfiConverterRustBuff
             FfiConverterOptionalString.write(value.`idempotencyKey`, buf)
             FfiConverterOptionalString.write(value.`paymentNo`, buf)
             FfiConverterOptionalString.write(value.`description`, buf)
-            FfiConverterOptionalUInt.write(value.`expiresIn`, buf)
+            FfiConverterOptionalInt.write(value.`expiresIn`, buf)
             FfiConverterOptionalBoolean.write(value.`notifyEnabled`, buf)
             FfiConverterOptionalString.write(value.`notifyUrl`, buf)
             FfiConverterOptionalTypeSecret.write(value.`notifySecret`, buf)
             FfiConverterOptionalString.write(value.`returnUrl`, buf)
-            FfiConverterOptionalUInt.write(value.`expectedCurrencyDecimals`, buf)
+            FfiConverterOptionalInt.write(value.`expectedCurrencyDecimals`, buf)
     }
 }
 
@@ -4642,7 +4596,7 @@ data class CreateOrderRequest (
     /**
      * Quantity, 1 or more.
      */
-    var `quantity`: kotlin.UInt
+    var `quantity`: kotlin.Int
     , 
     /**
      * Real platform channel identifier (not a currency code or display name).
@@ -4670,7 +4624,7 @@ public object FfiConverterTypeCreateOrderRequest: FfiConverterRustBuffer<CreateO
     override fun read(buf: ByteBuffer): CreateOrderRequest {
         return CreateOrderRequest(
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterString.read(buf),
             FfiConverterOptionalMapStringString.read(buf),
         )
@@ -4678,14 +4632,14 @@ public object FfiConverterTypeCreateOrderRequest: FfiConverterRustBuffer<CreateO
 
     override fun allocationSize(value: CreateOrderRequest) = (
             FfiConverterString.allocationSize(value.`gdNo`) +
-            FfiConverterUInt.allocationSize(value.`quantity`) +
+            FfiConverterInt.allocationSize(value.`quantity`) +
             FfiConverterString.allocationSize(value.`paymentNo`) +
             FfiConverterOptionalMapStringString.allocationSize(value.`otherIpu`)
     )
 
     override fun write(value: CreateOrderRequest, buf: ByteBuffer) {
             FfiConverterString.write(value.`gdNo`, buf)
-            FfiConverterUInt.write(value.`quantity`, buf)
+            FfiConverterInt.write(value.`quantity`, buf)
             FfiConverterString.write(value.`paymentNo`, buf)
             FfiConverterOptionalMapStringString.write(value.`otherIpu`, buf)
     }
@@ -4810,7 +4764,7 @@ data class DeliveryRecord (
     /**
      * Status version of the snapshot.
      */
-    var `statusVersion`: kotlin.ULong
+    var `statusVersion`: kotlin.Long
     , 
     /**
      * The snapshot sent.
@@ -4825,7 +4779,7 @@ data class DeliveryRecord (
     /**
      * Cumulative attempts.
      */
-    var `attempts`: kotlin.ULong
+    var `attempts`: kotlin.Long
     , 
     /**
      * Next automatic attempt, if any.
@@ -4863,10 +4817,10 @@ public object FfiConverterTypeDeliveryRecord: FfiConverterRustBuffer<DeliveryRec
     override fun read(buf: ByteBuffer): DeliveryRecord {
         return DeliveryRecord(
             FfiConverterString.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
             FfiConverterTypeJsonValue.read(buf),
             FfiConverterTypeDeliveryStatus.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
             FfiConverterOptionalTypeJsonValue.read(buf),
             FfiConverterOptionalTypeJsonValue.read(buf),
             FfiConverterOptionalTypeJsonValue.read(buf),
@@ -4876,10 +4830,10 @@ public object FfiConverterTypeDeliveryRecord: FfiConverterRustBuffer<DeliveryRec
 
     override fun allocationSize(value: DeliveryRecord) = (
             FfiConverterString.allocationSize(value.`eventId`) +
-            FfiConverterULong.allocationSize(value.`statusVersion`) +
+            FfiConverterLong.allocationSize(value.`statusVersion`) +
             FfiConverterTypeJsonValue.allocationSize(value.`event`) +
             FfiConverterTypeDeliveryStatus.allocationSize(value.`deliveryStatus`) +
-            FfiConverterULong.allocationSize(value.`attempts`) +
+            FfiConverterLong.allocationSize(value.`attempts`) +
             FfiConverterOptionalTypeJsonValue.allocationSize(value.`nextAttemptAt`) +
             FfiConverterOptionalTypeJsonValue.allocationSize(value.`lastHttpStatus`) +
             FfiConverterOptionalTypeJsonValue.allocationSize(value.`lastError`) +
@@ -4888,10 +4842,10 @@ public object FfiConverterTypeDeliveryRecord: FfiConverterRustBuffer<DeliveryRec
 
     override fun write(value: DeliveryRecord, buf: ByteBuffer) {
             FfiConverterString.write(value.`eventId`, buf)
-            FfiConverterULong.write(value.`statusVersion`, buf)
+            FfiConverterLong.write(value.`statusVersion`, buf)
             FfiConverterTypeJsonValue.write(value.`event`, buf)
             FfiConverterTypeDeliveryStatus.write(value.`deliveryStatus`, buf)
-            FfiConverterULong.write(value.`attempts`, buf)
+            FfiConverterLong.write(value.`attempts`, buf)
             FfiConverterOptionalTypeJsonValue.write(value.`nextAttemptAt`, buf)
             FfiConverterOptionalTypeJsonValue.write(value.`lastHttpStatus`, buf)
             FfiConverterOptionalTypeJsonValue.write(value.`lastError`, buf)
@@ -4913,7 +4867,7 @@ data class GrantedToken (
     /**
      * Lifetime in seconds as granted (`expires_in`).
      */
-    var `expiresIn`: kotlin.ULong
+    var `expiresIn`: kotlin.Long
     
 ){
     
@@ -4931,18 +4885,18 @@ public object FfiConverterTypeGrantedToken: FfiConverterRustBuffer<GrantedToken>
     override fun read(buf: ByteBuffer): GrantedToken {
         return GrantedToken(
             FfiConverterSequenceString.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
         )
     }
 
     override fun allocationSize(value: GrantedToken) = (
             FfiConverterSequenceString.allocationSize(value.`scope`) +
-            FfiConverterULong.allocationSize(value.`expiresIn`)
+            FfiConverterLong.allocationSize(value.`expiresIn`)
     )
 
     override fun write(value: GrantedToken, buf: ByteBuffer) {
             FfiConverterSequenceString.write(value.`scope`, buf)
-            FfiConverterULong.write(value.`expiresIn`, buf)
+            FfiConverterLong.write(value.`expiresIn`, buf)
     }
 }
 
@@ -4966,7 +4920,7 @@ data class ListMerchantPaymentsQuery (
     /**
      * 1 to 100 (default 20).
      */
-    var `limit`: kotlin.UInt? = null 
+    var `limit`: kotlin.Int? = null 
     
 ){
     
@@ -4985,20 +4939,20 @@ public object FfiConverterTypeListMerchantPaymentsQuery: FfiConverterRustBuffer<
         return ListMerchantPaymentsQuery(
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
-            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalInt.read(buf),
         )
     }
 
     override fun allocationSize(value: ListMerchantPaymentsQuery) = (
             FfiConverterOptionalString.allocationSize(value.`externalReference`) +
             FfiConverterOptionalString.allocationSize(value.`orderNo`) +
-            FfiConverterOptionalUInt.allocationSize(value.`limit`)
+            FfiConverterOptionalInt.allocationSize(value.`limit`)
     )
 
     override fun write(value: ListMerchantPaymentsQuery, buf: ByteBuffer) {
             FfiConverterOptionalString.write(value.`externalReference`, buf)
             FfiConverterOptionalString.write(value.`orderNo`, buf)
-            FfiConverterOptionalUInt.write(value.`limit`, buf)
+            FfiConverterOptionalInt.write(value.`limit`, buf)
     }
 }
 
@@ -5036,7 +4990,7 @@ data class MerchantPayment (
     /**
      * Precision of the currency.
      */
-    var `currencyDecimals`: kotlin.UInt
+    var `currencyDecimals`: kotlin.Int
     , 
     /**
      * Status; only `Paid` confirms payment.
@@ -5046,7 +5000,7 @@ data class MerchantPayment (
     /**
      * Per-payment monotonically increasing version (0 on a create response).
      */
-    var `statusVersion`: kotlin.ULong
+    var `statusVersion`: kotlin.Long
     , 
     /**
      * False until a channel is chosen.
@@ -5133,9 +5087,9 @@ public object FfiConverterTypeMerchantPayment: FfiConverterRustBuffer<MerchantPa
             FfiConverterString.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterTypeMerchantPaymentStatus.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalTypeSecret.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -5153,9 +5107,9 @@ public object FfiConverterTypeMerchantPayment: FfiConverterRustBuffer<MerchantPa
             FfiConverterString.allocationSize(value.`paymentNo`) +
             FfiConverterLong.allocationSize(value.`amountMinor`) +
             FfiConverterString.allocationSize(value.`currency`) +
-            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterInt.allocationSize(value.`currencyDecimals`) +
             FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`) +
-            FfiConverterULong.allocationSize(value.`statusVersion`) +
+            FfiConverterLong.allocationSize(value.`statusVersion`) +
             FfiConverterBoolean.allocationSize(value.`testMode`) +
             FfiConverterOptionalTypeSecret.allocationSize(value.`checkoutUrl`) +
             FfiConverterOptionalString.allocationSize(value.`returnUrl`) +
@@ -5172,9 +5126,9 @@ public object FfiConverterTypeMerchantPayment: FfiConverterRustBuffer<MerchantPa
             FfiConverterString.write(value.`paymentNo`, buf)
             FfiConverterLong.write(value.`amountMinor`, buf)
             FfiConverterString.write(value.`currency`, buf)
-            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterInt.write(value.`currencyDecimals`, buf)
             FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
-            FfiConverterULong.write(value.`statusVersion`, buf)
+            FfiConverterLong.write(value.`statusVersion`, buf)
             FfiConverterBoolean.write(value.`testMode`, buf)
             FfiConverterOptionalTypeSecret.write(value.`checkoutUrl`, buf)
             FfiConverterOptionalString.write(value.`returnUrl`, buf)
@@ -5316,7 +5270,7 @@ data class NotificationData (
     /**
      * Currency precision.
      */
-    var `currencyDecimals`: kotlin.UInt
+    var `currencyDecimals`: kotlin.Int
     , 
     /**
      * Status at this notification (only `Paid` confirms payment).
@@ -5326,7 +5280,7 @@ data class NotificationData (
     /**
      * Apply only if higher than what is stored (see `statusVersionDecision`).
      */
-    var `statusVersion`: kotlin.ULong
+    var `statusVersion`: kotlin.Long
     , 
     /**
      * Whether the channel is a test channel.
@@ -5373,9 +5327,9 @@ public object FfiConverterTypeNotificationData: FfiConverterRustBuffer<Notificat
             FfiConverterString.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterTypeMerchantPaymentStatus.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterLong.read(buf),
             FfiConverterBoolean.read(buf),
             FfiConverterTypeOffsetDateTime.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -5390,9 +5344,9 @@ public object FfiConverterTypeNotificationData: FfiConverterRustBuffer<Notificat
             FfiConverterString.allocationSize(value.`paymentNo`) +
             FfiConverterLong.allocationSize(value.`amountMinor`) +
             FfiConverterString.allocationSize(value.`currency`) +
-            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterInt.allocationSize(value.`currencyDecimals`) +
             FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`) +
-            FfiConverterULong.allocationSize(value.`statusVersion`) +
+            FfiConverterLong.allocationSize(value.`statusVersion`) +
             FfiConverterBoolean.allocationSize(value.`testMode`) +
             FfiConverterTypeOffsetDateTime.allocationSize(value.`expiresAt`) +
             FfiConverterOptionalString.allocationSize(value.`eventId`) +
@@ -5406,9 +5360,9 @@ public object FfiConverterTypeNotificationData: FfiConverterRustBuffer<Notificat
             FfiConverterString.write(value.`paymentNo`, buf)
             FfiConverterLong.write(value.`amountMinor`, buf)
             FfiConverterString.write(value.`currency`, buf)
-            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterInt.write(value.`currencyDecimals`, buf)
             FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
-            FfiConverterULong.write(value.`statusVersion`, buf)
+            FfiConverterLong.write(value.`statusVersion`, buf)
             FfiConverterBoolean.write(value.`testMode`, buf)
             FfiConverterTypeOffsetDateTime.write(value.`expiresAt`, buf)
             FfiConverterOptionalString.write(value.`eventId`, buf)
@@ -5765,7 +5719,7 @@ data class Product (
     /**
      * Display precision only (does not change the scaling).
      */
-    var `currencyDecimals`: kotlin.UInt
+    var `currencyDecimals`: kotlin.Int
     , 
     /**
      * Stock.
@@ -5775,7 +5729,7 @@ data class Product (
     /**
      * Max per purchase; 0 means unlimited.
      */
-    var `buyLimitNum`: kotlin.UInt
+    var `buyLimitNum`: kotlin.Long
     , 
     /**
      * `automatic` or `allowlist`.
@@ -5823,9 +5777,9 @@ public object FfiConverterTypeProduct: FfiConverterRustBuffer<Product> {
             FfiConverterLong.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterLong.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterLong.read(buf),
             FfiConverterTypePaymentPolicy.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalSequenceString.read(buf),
@@ -5841,9 +5795,9 @@ public object FfiConverterTypeProduct: FfiConverterRustBuffer<Product> {
             FfiConverterLong.allocationSize(value.`actualPrice`) +
             FfiConverterLong.allocationSize(value.`retailPrice`) +
             FfiConverterString.allocationSize(value.`currency`) +
-            FfiConverterUInt.allocationSize(value.`currencyDecimals`) +
+            FfiConverterInt.allocationSize(value.`currencyDecimals`) +
             FfiConverterLong.allocationSize(value.`inStock`) +
-            FfiConverterUInt.allocationSize(value.`buyLimitNum`) +
+            FfiConverterLong.allocationSize(value.`buyLimitNum`) +
             FfiConverterTypePaymentPolicy.allocationSize(value.`paymentPolicy`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`paymentMethods`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`otherIpuCnf`) +
@@ -5858,9 +5812,9 @@ public object FfiConverterTypeProduct: FfiConverterRustBuffer<Product> {
             FfiConverterLong.write(value.`actualPrice`, buf)
             FfiConverterLong.write(value.`retailPrice`, buf)
             FfiConverterString.write(value.`currency`, buf)
-            FfiConverterUInt.write(value.`currencyDecimals`, buf)
+            FfiConverterInt.write(value.`currencyDecimals`, buf)
             FfiConverterLong.write(value.`inStock`, buf)
-            FfiConverterUInt.write(value.`buyLimitNum`, buf)
+            FfiConverterLong.write(value.`buyLimitNum`, buf)
             FfiConverterTypePaymentPolicy.write(value.`paymentPolicy`, buf)
             FfiConverterOptionalSequenceString.write(value.`paymentMethods`, buf)
             FfiConverterOptionalSequenceString.write(value.`otherIpuCnf`, buf)
@@ -5883,17 +5837,17 @@ data class ProductPage (
     /**
      * Total number of products matching.
      */
-    var `total`: kotlin.ULong
+    var `total`: kotlin.Long
     , 
     /**
      * This page's number.
      */
-    var `page`: kotlin.UInt
+    var `page`: kotlin.Int
     , 
     /**
      * Page size.
      */
-    var `limit`: kotlin.UInt
+    var `limit`: kotlin.Int
     
 ){
     
@@ -5911,24 +5865,24 @@ public object FfiConverterTypeProductPage: FfiConverterRustBuffer<ProductPage> {
     override fun read(buf: ByteBuffer): ProductPage {
         return ProductPage(
             FfiConverterSequenceTypeProduct.read(buf),
-            FfiConverterULong.read(buf),
-            FfiConverterUInt.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterInt.read(buf),
         )
     }
 
     override fun allocationSize(value: ProductPage) = (
             FfiConverterSequenceTypeProduct.allocationSize(value.`list`) +
-            FfiConverterULong.allocationSize(value.`total`) +
-            FfiConverterUInt.allocationSize(value.`page`) +
-            FfiConverterUInt.allocationSize(value.`limit`)
+            FfiConverterLong.allocationSize(value.`total`) +
+            FfiConverterInt.allocationSize(value.`page`) +
+            FfiConverterInt.allocationSize(value.`limit`)
     )
 
     override fun write(value: ProductPage, buf: ByteBuffer) {
             FfiConverterSequenceTypeProduct.write(value.`list`, buf)
-            FfiConverterULong.write(value.`total`, buf)
-            FfiConverterUInt.write(value.`page`, buf)
-            FfiConverterUInt.write(value.`limit`, buf)
+            FfiConverterLong.write(value.`total`, buf)
+            FfiConverterInt.write(value.`page`, buf)
+            FfiConverterInt.write(value.`limit`, buf)
     }
 }
 
@@ -5941,12 +5895,12 @@ data class ProductQuery (
     /**
      * Page number, 1 or more (default 1).
      */
-    var `page`: kotlin.UInt? = null 
+    var `page`: kotlin.Int? = null 
     , 
     /**
      * Page size.
      */
-    var `limit`: kotlin.UInt? = null 
+    var `limit`: kotlin.Int? = null 
     , 
     /**
      * Only this product number.
@@ -5973,23 +5927,23 @@ data class ProductQuery (
 public object FfiConverterTypeProductQuery: FfiConverterRustBuffer<ProductQuery> {
     override fun read(buf: ByteBuffer): ProductQuery {
         return ProductQuery(
-            FfiConverterOptionalUInt.read(buf),
-            FfiConverterOptionalUInt.read(buf),
+            FfiConverterOptionalInt.read(buf),
+            FfiConverterOptionalInt.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
         )
     }
 
     override fun allocationSize(value: ProductQuery) = (
-            FfiConverterOptionalUInt.allocationSize(value.`page`) +
-            FfiConverterOptionalUInt.allocationSize(value.`limit`) +
+            FfiConverterOptionalInt.allocationSize(value.`page`) +
+            FfiConverterOptionalInt.allocationSize(value.`limit`) +
             FfiConverterOptionalString.allocationSize(value.`gdNo`) +
             FfiConverterOptionalString.allocationSize(value.`searchValue`)
     )
 
     override fun write(value: ProductQuery, buf: ByteBuffer) {
-            FfiConverterOptionalUInt.write(value.`page`, buf)
-            FfiConverterOptionalUInt.write(value.`limit`, buf)
+            FfiConverterOptionalInt.write(value.`page`, buf)
+            FfiConverterOptionalInt.write(value.`limit`, buf)
             FfiConverterOptionalString.write(value.`gdNo`, buf)
             FfiConverterOptionalString.write(value.`searchValue`, buf)
     }
@@ -6005,22 +5959,22 @@ data class RetryPolicy (
     /**
      * Total attempts including the first (1 = no retries).
      */
-    var `maxAttempts`: kotlin.UInt = 4u 
+    var `maxAttempts`: kotlin.Int = 4 
     , 
     /**
      * First backoff delay in milliseconds (exponential, jittered).
      */
-    var `baseDelayMs`: kotlin.ULong = 200uL 
+    var `baseDelayMs`: kotlin.Long = 200L 
     , 
     /**
      * Largest backoff delay in milliseconds.
      */
-    var `maxDelayMs`: kotlin.ULong = 5000uL 
+    var `maxDelayMs`: kotlin.Long = 5000L 
     , 
     /**
      * Largest `Retry-After` the SDK waits for, in milliseconds; a longer one is returned.
      */
-    var `maxRetryAfterMs`: kotlin.ULong = 30000uL 
+    var `maxRetryAfterMs`: kotlin.Long = 30000L 
     
 ){
     
@@ -6037,25 +5991,25 @@ data class RetryPolicy (
 public object FfiConverterTypeRetryPolicy: FfiConverterRustBuffer<RetryPolicy> {
     override fun read(buf: ByteBuffer): RetryPolicy {
         return RetryPolicy(
-            FfiConverterUInt.read(buf),
-            FfiConverterULong.read(buf),
-            FfiConverterULong.read(buf),
-            FfiConverterULong.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
         )
     }
 
     override fun allocationSize(value: RetryPolicy) = (
-            FfiConverterUInt.allocationSize(value.`maxAttempts`) +
-            FfiConverterULong.allocationSize(value.`baseDelayMs`) +
-            FfiConverterULong.allocationSize(value.`maxDelayMs`) +
-            FfiConverterULong.allocationSize(value.`maxRetryAfterMs`)
+            FfiConverterInt.allocationSize(value.`maxAttempts`) +
+            FfiConverterLong.allocationSize(value.`baseDelayMs`) +
+            FfiConverterLong.allocationSize(value.`maxDelayMs`) +
+            FfiConverterLong.allocationSize(value.`maxRetryAfterMs`)
     )
 
     override fun write(value: RetryPolicy, buf: ByteBuffer) {
-            FfiConverterUInt.write(value.`maxAttempts`, buf)
-            FfiConverterULong.write(value.`baseDelayMs`, buf)
-            FfiConverterULong.write(value.`maxDelayMs`, buf)
-            FfiConverterULong.write(value.`maxRetryAfterMs`, buf)
+            FfiConverterInt.write(value.`maxAttempts`, buf)
+            FfiConverterLong.write(value.`baseDelayMs`, buf)
+            FfiConverterLong.write(value.`maxDelayMs`, buf)
+            FfiConverterLong.write(value.`maxRetryAfterMs`, buf)
     }
 }
 
@@ -6078,7 +6032,7 @@ data class StatusNotification (
     /**
      * 1.
      */
-    var `apiVersion`: kotlin.UInt
+    var `apiVersion`: kotlin.Int
     , 
     /**
      * Notification generation time (not the payment time).
@@ -6107,7 +6061,7 @@ public object FfiConverterTypeStatusNotification: FfiConverterRustBuffer<StatusN
         return StatusNotification(
             FfiConverterString.read(buf),
             FfiConverterString.read(buf),
-            FfiConverterUInt.read(buf),
+            FfiConverterInt.read(buf),
             FfiConverterTypeOffsetDateTime.read(buf),
             FfiConverterTypeNotificationData.read(buf),
         )
@@ -6116,7 +6070,7 @@ public object FfiConverterTypeStatusNotification: FfiConverterRustBuffer<StatusN
     override fun allocationSize(value: StatusNotification) = (
             FfiConverterString.allocationSize(value.`id`) +
             FfiConverterString.allocationSize(value.`eventType`) +
-            FfiConverterUInt.allocationSize(value.`apiVersion`) +
+            FfiConverterInt.allocationSize(value.`apiVersion`) +
             FfiConverterTypeOffsetDateTime.allocationSize(value.`createdAt`) +
             FfiConverterTypeNotificationData.allocationSize(value.`data`)
     )
@@ -6124,7 +6078,7 @@ public object FfiConverterTypeStatusNotification: FfiConverterRustBuffer<StatusN
     override fun write(value: StatusNotification, buf: ByteBuffer) {
             FfiConverterString.write(value.`id`, buf)
             FfiConverterString.write(value.`eventType`, buf)
-            FfiConverterUInt.write(value.`apiVersion`, buf)
+            FfiConverterInt.write(value.`apiVersion`, buf)
             FfiConverterTypeOffsetDateTime.write(value.`createdAt`, buf)
             FfiConverterTypeNotificationData.write(value.`data`, buf)
     }
@@ -8400,7 +8354,7 @@ sealed class WebhookException: kotlin.Exception() {
         /**
          * How far in the past.
          */
-        val `ageSeconds`: kotlin.ULong
+        val `ageSeconds`: kotlin.Long
         ) : WebhookException() {
         override val message
             get() = "ageSeconds=${ `ageSeconds` }"
@@ -8414,7 +8368,7 @@ sealed class WebhookException: kotlin.Exception() {
         /**
          * How far in the future.
          */
-        val `aheadSeconds`: kotlin.ULong
+        val `aheadSeconds`: kotlin.Long
         ) : WebhookException() {
         override val message
             get() = "aheadSeconds=${ `aheadSeconds` }"
@@ -8483,7 +8437,7 @@ sealed class WebhookException: kotlin.Exception() {
         /**
          * The version received.
          */
-        val `apiVersion`: kotlin.UInt
+        val `apiVersion`: kotlin.Int
         ) : WebhookException() {
         override val message
             get() = "apiVersion=${ `apiVersion` }"
@@ -8538,10 +8492,10 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
                 )
             3 -> WebhookException.MalformedTimestamp()
             4 -> WebhookException.TimestampTooOld(
-                FfiConverterULong.read(buf),
+                FfiConverterLong.read(buf),
                 )
             5 -> WebhookException.TimestampInFuture(
-                FfiConverterULong.read(buf),
+                FfiConverterLong.read(buf),
                 )
             6 -> WebhookException.MalformedSignature()
             7 -> WebhookException.SignatureMismatch()
@@ -8553,7 +8507,7 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
                 FfiConverterString.read(buf),
                 )
             11 -> WebhookException.UnsupportedApiVersion(
-                FfiConverterUInt.read(buf),
+                FfiConverterInt.read(buf),
                 )
             12 -> WebhookException.ExpectationMismatch(
                 FfiConverterString.read(buf),
@@ -8582,12 +8536,12 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
             is WebhookException.TimestampTooOld -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
-                + FfiConverterULong.allocationSize(value.`ageSeconds`)
+                + FfiConverterLong.allocationSize(value.`ageSeconds`)
             )
             is WebhookException.TimestampInFuture -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
-                + FfiConverterULong.allocationSize(value.`aheadSeconds`)
+                + FfiConverterLong.allocationSize(value.`aheadSeconds`)
             )
             is WebhookException.MalformedSignature -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8614,7 +8568,7 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
             is WebhookException.UnsupportedApiVersion -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
-                + FfiConverterUInt.allocationSize(value.`apiVersion`)
+                + FfiConverterInt.allocationSize(value.`apiVersion`)
             )
             is WebhookException.ExpectationMismatch -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -8643,12 +8597,12 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
             }
             is WebhookException.TimestampTooOld -> {
                 buf.putInt(4)
-                FfiConverterULong.write(value.`ageSeconds`, buf)
+                FfiConverterLong.write(value.`ageSeconds`, buf)
                 Unit
             }
             is WebhookException.TimestampInFuture -> {
                 buf.putInt(5)
-                FfiConverterULong.write(value.`aheadSeconds`, buf)
+                FfiConverterLong.write(value.`aheadSeconds`, buf)
                 Unit
             }
             is WebhookException.MalformedSignature -> {
@@ -8675,7 +8629,7 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
             }
             is WebhookException.UnsupportedApiVersion -> {
                 buf.putInt(11)
-                FfiConverterUInt.write(value.`apiVersion`, buf)
+                FfiConverterInt.write(value.`apiVersion`, buf)
                 Unit
             }
             is WebhookException.ExpectationMismatch -> {
@@ -8688,38 +8642,6 @@ public object FfiConverterTypeWebhookError : FfiConverterRustBuffer<WebhookExcep
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
     }
 
-}
-
-
-
-
-/**
- * @suppress
- */
-public object FfiConverterOptionalUInt: FfiConverterRustBuffer<kotlin.UInt?> {
-    override fun read(buf: ByteBuffer): kotlin.UInt? {
-        if (buf.get().toInt() == 0) {
-            return null
-        }
-        return FfiConverterUInt.read(buf)
-    }
-
-    override fun allocationSize(value: kotlin.UInt?): ULong {
-        if (value == null) {
-            return 1UL
-        } else {
-            return 1UL + FfiConverterUInt.allocationSize(value)
-        }
-    }
-
-    override fun write(value: kotlin.UInt?, buf: ByteBuffer) {
-        if (value == null) {
-            buf.put(0)
-        } else {
-            buf.put(1)
-            FfiConverterUInt.write(value, buf)
-        }
-    }
 }
 
 
@@ -8750,38 +8672,6 @@ public object FfiConverterOptionalInt: FfiConverterRustBuffer<kotlin.Int?> {
         } else {
             buf.put(1)
             FfiConverterInt.write(value, buf)
-        }
-    }
-}
-
-
-
-
-/**
- * @suppress
- */
-public object FfiConverterOptionalULong: FfiConverterRustBuffer<kotlin.ULong?> {
-    override fun read(buf: ByteBuffer): kotlin.ULong? {
-        if (buf.get().toInt() == 0) {
-            return null
-        }
-        return FfiConverterULong.read(buf)
-    }
-
-    override fun allocationSize(value: kotlin.ULong?): ULong {
-        if (value == null) {
-            return 1UL
-        } else {
-            return 1UL + FfiConverterULong.allocationSize(value)
-        }
-    }
-
-    override fun write(value: kotlin.ULong?, buf: ByteBuffer) {
-        if (value == null) {
-            buf.put(0)
-        } else {
-            buf.put(1)
-            FfiConverterULong.write(value, buf)
         }
     }
 }
@@ -9614,14 +9504,14 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
          * Formats `amount_minor` as decimal text with `currency_decimals` fractional digits
          * (`1250`, 2 → `"12.50"`).
          */
-    @Throws(StorefrontException::class) fun `formatAmountMinor`(`amountMinor`: kotlin.Long, `currencyDecimals`: kotlin.UInt): kotlin.String {
+    @Throws(StorefrontException::class) fun `formatAmountMinor`(`amountMinor`: kotlin.Long, `currencyDecimals`: kotlin.Int): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(StorefrontException) { _status ->
     UniffiLib.uniffi_storefront_fn_func_format_amount_minor(
     
         
         FfiConverterLong.lower(`amountMinor`),
-        FfiConverterUInt.lower(`currencyDecimals`),_status)
+        FfiConverterInt.lower(`currencyDecimals`),_status)
 }
     )
     }
@@ -9631,14 +9521,14 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
          * Formats an eight-decimal fixed-point catalog amount with `decimals` fractional digits (at
          * most 8); an error rather than rounding when significant digits would be cut off.
          */
-    @Throws(StorefrontException::class) fun `formatFixedPoint8`(`raw`: kotlin.Long, `decimals`: kotlin.UInt): kotlin.String {
+    @Throws(StorefrontException::class) fun `formatFixedPoint8`(`raw`: kotlin.Long, `decimals`: kotlin.Int): kotlin.String {
             return FfiConverterString.lift(
     uniffiRustCallWithError(StorefrontException) { _status ->
     UniffiLib.uniffi_storefront_fn_func_format_fixed_point8(
     
         
         FfiConverterLong.lower(`raw`),
-        FfiConverterUInt.lower(`decimals`),_status)
+        FfiConverterInt.lower(`decimals`),_status)
 }
     )
     }
@@ -9649,14 +9539,14 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
          * exactly: more fractional digits than `currency_decimals`, zero, negative or above
          * 9007199254740991 is a `Validation` error.
          */
-    @Throws(StorefrontException::class) fun `parseAmountMinor`(`text`: kotlin.String, `currencyDecimals`: kotlin.UInt): kotlin.Long {
+    @Throws(StorefrontException::class) fun `parseAmountMinor`(`text`: kotlin.String, `currencyDecimals`: kotlin.Int): kotlin.Long {
             return FfiConverterLong.lift(
     uniffiRustCallWithError(StorefrontException) { _status ->
     UniffiLib.uniffi_storefront_fn_func_parse_amount_minor(
     
         
         FfiConverterString.lower(`text`),
-        FfiConverterUInt.lower(`currencyDecimals`),_status)
+        FfiConverterInt.lower(`currencyDecimals`),_status)
 }
     )
     }
@@ -9712,14 +9602,14 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
         /**
          * Compares an incoming `status_version` with the stored one (null when nothing is stored): a
          * lower version never overwrites a higher one.
-         */ fun `statusVersionDecision`(`stored`: kotlin.ULong?, `incoming`: kotlin.ULong): VersionDecision {
+         */ fun `statusVersionDecision`(`stored`: kotlin.Long?, `incoming`: kotlin.Long): VersionDecision {
             return FfiConverterTypeVersionDecision.lift(
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_storefront_fn_func_status_version_decision(
     
         
-        FfiConverterOptionalULong.lower(`stored`),
-        FfiConverterULong.lower(`incoming`),_status)
+        FfiConverterOptionalLong.lower(`stored`),
+        FfiConverterLong.lower(`incoming`),_status)
 }
     )
     }

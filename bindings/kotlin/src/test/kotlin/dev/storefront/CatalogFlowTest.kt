@@ -21,19 +21,19 @@ class CatalogFlowTest {
         val beans = all.single { it.gdNo == Sandbox.PRODUCT_BEANS }
         assertEquals("USD", beans.currency)
         assertEquals(12_5000_0000L, beans.actualPrice)
-        assertEquals("12.50", formatFixedPoint8(beans.actualPrice, 2u))
-        val page = client.listProducts(ProductQuery(page = 2u))
-        assertEquals(25uL, page.total)
+        assertEquals("12.50", formatFixedPoint8(beans.actualPrice, 2))
+        val page = client.listProducts(ProductQuery(page = 2))
+        assertEquals(25L, page.total)
         assertEquals(5, page.list.size)
     }
 
     @Test
     fun `an order is created, its payment started, and waitForPayment returns once it is paid`(): Unit = runBlocking {
         val session = client.userSession(Secret(Sandbox.userToken()))
-        val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1u, paymentNo = Sandbox.CHANNEL_CARD_USD))
+        val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1, paymentNo = Sandbox.CHANNEL_CARD_USD))
         val order = session.getOrder(orderNo)
         assertEquals(OrderStatus.AwaitingPayment, order.status)
-        assertEquals(1u, order.quantity)
+        assertEquals(1, order.quantity)
 
         val start = session.startPayment(orderNo, Sandbox.CHANNEL_CARD_USD)
         // A relative redirect is resolved against the service's origin, never the app's.
@@ -54,7 +54,7 @@ class CatalogFlowTest {
     @Test
     fun `waitForPayment gives WaitTimeout when the payment stays unpaid`(): Unit = runBlocking {
         val session = client.userSession(Secret(Sandbox.userToken()))
-        val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1u, paymentNo = Sandbox.CHANNEL_CARD_USD))
+        val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1, paymentNo = Sandbox.CHANNEL_CARD_USD))
         session.startPayment(orderNo, Sandbox.CHANNEL_CARD_USD)
         val e = assertThrows<StorefrontException.WaitTimeout> {
             runBlocking { session.waitForPayment(orderNo, 20, 100) }
@@ -71,7 +71,7 @@ class CatalogFlowTest {
         assertThrows<StorefrontException.Validation> { buildOtherIpu(gift, mapOf("gift_message" to "hi")) }
         val otherIpu = buildOtherIpu(gift, mapOf("recipient_email" to "a@example.com"))
         val session = client.userSession(Secret(Sandbox.userToken()))
-        val orderNo = session.createOrder(CreateOrderRequest(gdNo = gift.gdNo, quantity = 1u, paymentNo = Sandbox.CHANNEL_PLATFORM_COIN, otherIpu = otherIpu))
+        val orderNo = session.createOrder(CreateOrderRequest(gdNo = gift.gdNo, quantity = 1, paymentNo = Sandbox.CHANNEL_PLATFORM_COIN, otherIpu = otherIpu))
         assertEquals(gift.gdNo, session.getOrder(orderNo).gdNo)
     }
 
@@ -80,5 +80,20 @@ class CatalogFlowTest {
         val info = client.userSession(Secret(Sandbox.userToken())).userinfo()
         assertTrue(info.isNotEmpty())
         assertTrue(info.values.any { it == JsonValue.Text(Sandbox.USER_ALICE) }, "$info")
+    }
+}
+
+/** Counts from Kotlin are plain Ints; a negative one is refused before anything is sent. */
+class CatalogValidationTest {
+    @Test
+    fun `a negative quantity or page is a Validation error naming the field`() {
+        val client = Client(sandboxConfig())
+        val session = client.userSession(Secret(Sandbox.userToken()))
+        val quantity = assertThrows<StorefrontException.Validation> {
+            runBlocking { session.createOrder(CreateOrderRequest(Sandbox.PRODUCT_BEANS, -1, Sandbox.CHANNEL_PLATFORM_COIN)) }
+        }
+        assertEquals("quantity", quantity.field)
+        val page = assertThrows<StorefrontException.Validation> { runBlocking { client.listProducts(ProductQuery(page = -2)) } }
+        assertEquals("page", page.field)
     }
 }

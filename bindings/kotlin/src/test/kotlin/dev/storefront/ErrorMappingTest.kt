@@ -37,7 +37,7 @@ class ErrorMappingTest {
     fun `422 for a catalog order beyond the stock`(): Unit = runBlocking {
         val session = client.userSession(Secret(Sandbox.userToken()))
         val e = assertThrows<StorefrontException.Api> {
-            runBlocking { session.createOrder(CreateOrderRequest("G1003", 2u, Sandbox.CHANNEL_PLATFORM_COIN)) }
+            runBlocking { session.createOrder(CreateOrderRequest("G1003", 2, Sandbox.CHANNEL_PLATFORM_COIN)) }
         }
         assertEquals(422, e.status)
     }
@@ -70,7 +70,7 @@ class ErrorMappingTest {
         Sandbox.control("DELETE", "/requests")
         Sandbox.fault("POST", "${Sandbox.apiPrefix}/openapi/v1/orders", 500, JSONObject().put("error", "server_error"), times = 5)
         val e = assertThrows<StorefrontException.OutcomeUnknown> {
-            runBlocking { session.createOrder(CreateOrderRequest(Sandbox.PRODUCT_BEANS, 1u, Sandbox.CHANNEL_PLATFORM_COIN)) }
+            runBlocking { session.createOrder(CreateOrderRequest(Sandbox.PRODUCT_BEANS, 1, Sandbox.CHANNEL_PLATFORM_COIN)) }
         }
         assertEquals(500, e.status)
         val posts = Sandbox.requests().let { all ->

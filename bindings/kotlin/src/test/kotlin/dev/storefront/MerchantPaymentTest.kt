@@ -27,7 +27,7 @@ class MerchantPaymentTest {
         val payment = created.payment
         assertEquals(MerchantPaymentStatus.Pending, payment.status)
         assertEquals(1250L, payment.amountMinor)
-        assertEquals(2u, payment.currencyDecimals)
+        assertEquals(2, payment.currencyDecimals)
         assertEquals("12.50", formatAmountMinor(payment.amountMinor, payment.currencyDecimals))
         assertTrue(payment.checkoutUrl!!.expose().startsWith("http"))
         assertNull(payment.eventId)
@@ -40,7 +40,7 @@ class MerchantPaymentTest {
         assertTrue(merchantPaymentStatusIsPaid(paid.status))
         assertNotNull(paid.eventId)
         assertNotNull(paid.occurredAt)
-        assertTrue(paid.statusVersion > 0uL)
+        assertTrue(paid.statusVersion > 0L)
         assertEquals(Sandbox.CHANNEL_CARD_USD, paid.paymentNo)
         // Reconciliation: reference, amount, currency and test_mode match the merchant's order.
         checkPayment(PaymentExpectation(reference, 1250, "USD", false), paid)
@@ -76,7 +76,7 @@ class MerchantPaymentTest {
         }
         assertEquals("amount_minor", tooLarge.field)
         val expires = assertThrows<StorefrontException.Validation> {
-            runBlocking { client.createMerchantPayment(CreateMerchantPaymentRequest(uniqueReference("v"), 100, "USD", expiresIn = 59u)) }
+            runBlocking { client.createMerchantPayment(CreateMerchantPaymentRequest(uniqueReference("v"), 100, "USD", expiresIn = 59)) }
         }
         assertEquals("expires_in", expires.field)
     }

@@ -33,18 +33,18 @@ class SecretsAndMoneyTest {
 
     @Test
     fun `amounts convert between integers and decimal text exactly, without rounding`() {
-        assertEquals(1250L, parseAmountMinor("12.50", 2u))
-        assertEquals(1000L, parseAmountMinor("1000", 0u))
-        assertEquals(123456789L, parseAmountMinor("1.23456789", 8u))
-        assertEquals("0.05", formatAmountMinor(5, 2u))
-        assertEquals(9_007_199_254_740_991L, parseAmountMinor("9007199254740991", 0u))
-        assertThrows<StorefrontException.Validation> { parseAmountMinor("12.505", 2u) }
-        assertThrows<StorefrontException.Validation> { parseAmountMinor("9007199254740992", 0u) }
-        assertThrows<StorefrontException.Validation> { parseAmountMinor("0", 2u) }
-        assertThrows<StorefrontException.Validation> { parseAmountMinor("1e3", 2u) }
+        assertEquals(1250L, parseAmountMinor("12.50", 2))
+        assertEquals(1000L, parseAmountMinor("1000", 0))
+        assertEquals(123456789L, parseAmountMinor("1.23456789", 8))
+        assertEquals("0.05", formatAmountMinor(5, 2))
+        assertEquals(9_007_199_254_740_991L, parseAmountMinor("9007199254740991", 0))
+        assertThrows<StorefrontException.Validation> { parseAmountMinor("12.505", 2) }
+        assertThrows<StorefrontException.Validation> { parseAmountMinor("9007199254740992", 0) }
+        assertThrows<StorefrontException.Validation> { parseAmountMinor("0", 2) }
+        assertThrows<StorefrontException.Validation> { parseAmountMinor("1e3", 2) }
         assertEquals(12_5000_0000L, parseFixedPoint8("12.5"))
-        assertEquals("12.50", formatFixedPoint8(12_5000_0000L, 2u))
-        assertThrows<StorefrontException.Validation> { formatFixedPoint8(12_3456_7890L, 2u) }
+        assertEquals("12.50", formatFixedPoint8(12_5000_0000L, 2))
+        assertThrows<StorefrontException.Validation> { formatFixedPoint8(12_3456_7890L, 2) }
     }
 }
 

@@ -33,7 +33,7 @@ class TransportTest {
             // Without the sandbox CA the certificate is refused (a TLS transport failure).
             val otherCa = Sandbox.start("--tls").let { (p, r) -> p.destroy(); Files.readString(Path.of(r.getString("ca_pem_path"))) }
             val e = assertThrows<StorefrontException.Transport> {
-                runBlocking { Client(config.copy(rootCaPem = otherCa, retry = RetryPolicy(maxAttempts = 1u))).merchantProfile() }
+                runBlocking { Client(config.copy(rootCaPem = otherCa, retry = RetryPolicy(maxAttempts = 1))).merchantProfile() }
             }
             assertEquals(TransportKind.TLS, e.kind)
         } finally {
@@ -43,7 +43,7 @@ class TransportTest {
 
     @Test
     fun `a read whose connection keeps dropping fails as a transport error after its retries`() {
-        val client = Client(sandboxConfig().copy(retry = RetryPolicy(maxAttempts = 2u, baseDelayMs = 1u, maxDelayMs = 2u)))
+        val client = Client(sandboxConfig().copy(retry = RetryPolicy(maxAttempts = 2, baseDelayMs = 1, maxDelayMs = 2)))
         val orderNo = runBlocking {
             client.createMerchantPayment(CreateMerchantPaymentRequest(uniqueReference("drop"), 100, "USD")).payment.orderNo
         }

@@ -54,7 +54,7 @@ fun main(args: Array<String>) = runBlocking {
     val reference = "example-${System.currentTimeMillis()}"
     val created = client.createMerchantPayment(CreateMerchantPaymentRequest(
         externalReference = reference,
-        amountMinor = parseAmountMinor("12.50", 2u),
+        amountMinor = parseAmountMinor("12.50", 2),
         currency = "USD",
     ))
     val payment = created.payment
@@ -69,7 +69,7 @@ fun main(args: Array<String>) = runBlocking {
     val tokenJson = control(origin, "/users/alice/tokens", """{"client_id":"$CLIENT_ID"}""")
     val userToken = Regex("\"access_token\"\\s*:\\s*\"([^\"]+)\"").find(tokenJson)!!.groupValues[1]
     val session = client.userSession(Secret(userToken))
-    val orderNo = session.createOrder(CreateOrderRequest(gdNo = PRODUCT, quantity = 1u, paymentNo = COIN_CHANNEL))
+    val orderNo = session.createOrder(CreateOrderRequest(gdNo = PRODUCT, quantity = 1, paymentNo = COIN_CHANNEL))
     println("6. catalog order $orderNo created (not paid yet)")
     val start = session.startPayment(orderNo, COIN_CHANNEL)
     println("7. payment started: trade ${start.tradeNo}, expires ${start.expireTime}")
