@@ -6,7 +6,8 @@
 //! `Authorization`, `Cookie` and `Proxy-Authorization` headers, the checkout token in
 //! `/checkout/{token}` paths, and secret-named fields of JSON, form and query data
 //! (`client_secret`, `notify_secret`, `secret`, `access_token`, `token`, `password`) are replaced
-//! by `[redacted]`. The latest [`MAX_RECORDS`] requests are kept.
+//! by `[redacted]`. The latest [`MAX_RECORDS`] requests are kept, each with at most
+//! [`MAX_KEPT_BODY_CHARS`] characters of its body.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -28,6 +29,8 @@ use crate::state::Shared;
 
 /// How many requests are kept (oldest dropped first).
 pub const MAX_RECORDS: usize = 2000;
+/// How much of a body is kept in the log (longer bodies are cut, `body_bytes` says how long).
+pub const MAX_KEPT_BODY_CHARS: usize = 16 * 1024;
 
 const REDACTED: &str = "[redacted]";
 const SECRET_FIELDS: &[&str] = &[
@@ -152,7 +155,7 @@ pub async fn middleware(
     };
     record["body_bytes"] = bytes.len().into();
     if !bytes.is_empty() {
-        record["body"] = redact_body(&parts.headers, &bytes).into();
+        record["body"] = keep(redact_body(&parts.headers, &bytes)).into();
     }
     let id = shared.world().requests.push(record);
     let response = next
@@ -165,6 +168,14 @@ pub async fn middleware(
     };
     shared.world().requests.set_status(id, status);
     response
+}
+
+/// Cuts a (redacted) body text to [`MAX_KEPT_BODY_CHARS`] characters.
+fn keep(text: String) -> String {
+    match text.char_indices().nth(MAX_KEPT_BODY_CHARS) {
+        Some((cut, _)) => format!("{}...(cut)", &text[..cut]),
+        None => text,
+    }
 }
 
 fn redact_headers(headers: &HeaderMap) -> Value {
@@ -293,5 +304,14 @@ mod tests {
         assert_eq!(body["notify_secret"], REDACTED);
         assert_eq!(body["nested"]["token"], REDACTED);
         assert_eq!(body["keep"], "k");
+    }
+
+    #[test]
+    fn long_bodies_are_cut_in_the_log() {
+        let long = "é".repeat(MAX_KEPT_BODY_CHARS + 5);
+        let kept = keep(long);
+        assert!(kept.ends_with("...(cut)"));
+        assert_eq!(kept.chars().count(), MAX_KEPT_BODY_CHARS + "...(cut)".len());
+        assert_eq!(keep("short".into()), "short");
     }
 }
