@@ -3,7 +3,7 @@
 //! platform-side review, refund and chargeback).
 //!
 //! Layout: [`validation`] (field rules), [`idempotency`], [`machine`] (state transitions and
-//! their notification events), [`model`] (stored payment and store), [`views`] (JSON shapes),
+//! their notification events), [`fees`] (fee funding of merchant-own channels), [`model`] (stored payment and store), [`views`] (JSON shapes),
 //! [`handlers`] (business endpoints), [`control`] (sandbox controls).
 
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use axum::routing::{get, post, put};
 use crate::state::Shared;
 
 pub mod control;
+pub mod fees;
 pub mod handlers;
 pub mod idempotency;
 pub mod machine;
@@ -92,6 +93,10 @@ pub fn control_routes() -> Router<Arc<Shared>> {
         .route(
             "/merchants/{merchant_no}/anonymous-purchase",
             put(control::anonymous_purchase),
+        )
+        .route(
+            "/merchants/{merchant_no}/funds",
+            get(control::get_funds).put(control::set_funds),
         )
         .route("/sweep", post(control::run_sweep).put(control::set_sweep))
         .route("/channels/{payment_no}", put(control::update_channel))

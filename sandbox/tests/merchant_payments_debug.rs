@@ -267,3 +267,91 @@ async fn merchant_forbidding_anonymous_purchase_makes_every_channel_require_logi
     .await;
     assert_eq!(logged_in.status, StatusCode::OK, "{}", logged_in.text);
 }
+
+async fn funds(env: &Env, merchant: &str) -> Value {
+    env.get(&env.control(&format!("/merchants/{merchant}/funds")), None)
+        .await
+        .body
+}
+
+/// Merchant-own channels: the platform fee is checked at creation, checked again and reserved
+/// when payment starts, and charged (available coin first, then credit) on confirmation;
+/// otherwise 422 `merchant_fee_funding_unavailable`.
+#[tokio::test]
+async fn merchant_fee_funding_is_checked_at_creation_and_reserved_at_payment_start() {
+    let env = Env::start().await;
+    let token = env
+        .client_token(seed::OTHER_CLIENT_ID, seed::OTHER_CLIENT_SECRET, "")
+        .await;
+    let set = |available: i64, credit: i64| {
+        let env = &env;
+        async move {
+            let response = env
+                .http
+                .put(env.control(&format!("/merchants/{M2}/funds")))
+                .json(&json!({"available": available, "credit": credit}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+        }
+    };
+    let eur = |key: &str, fixed: bool| {
+        let mut b = body(key);
+        b["currency"] = json!("EUR");
+        if fixed {
+            b["payment_no"] = json!(seed::CHANNEL_CARD_EUR_OTHER);
+        }
+        b
+    };
+    set(0, 0).await;
+    let refused = create(&env, &token, &eur("fee-none", true)).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(refused.error(), "merchant_fee_funding_unavailable");
+    let open_choice = created(&env, &token, &eur("fee-choice", false)).await;
+    let refused_method = control(
+        &env,
+        &order_no(&open_choice),
+        "checkout/session",
+        json!({"payment_no": seed::CHANNEL_CARD_EUR_OTHER}),
+    )
+    .await;
+    assert_eq!(
+        refused_method.error(),
+        "channel_unavailable",
+        "an unfundable merchant-own channel is not offered"
+    );
+
+    // 12.50 EUR at 1.1 coin = 13.75 coin; the fee is 1 %: 0.1375 coin.
+    let fee = 13_750_000_i64;
+    set(0, 20_000_000).await;
+    let a = order_no(&created(&env, &token, &eur("fee-a", true)).await);
+    let b = order_no(&created(&env, &token, &eur("fee-b", true)).await);
+    let start = |order: String| {
+        let env = &env;
+        async move { control(env, &order, "checkout/session", json!({})).await }
+    };
+    assert_eq!(start(a.clone()).await.status, StatusCode::OK);
+    assert_eq!(funds(&env, M2).await["reserved"], fee);
+    let second = start(b.clone()).await;
+    assert_eq!(
+        second.status,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "checked again at start"
+    );
+    assert_eq!(second.error(), "merchant_fee_funding_unavailable");
+    let paid = control(&env, &a, "checkout/pay", json!({})).await;
+    assert_eq!(paid.status, StatusCode::OK, "{}", paid.text);
+    assert!(
+        paid.body.get("settlement_coin").is_none(),
+        "merchant-own channels are not credited"
+    );
+    let after = funds(&env, M2).await;
+    assert_eq!(after["reserved"], 0);
+    assert_eq!(after["available"], 0);
+    assert_eq!(
+        after["credit"],
+        20_000_000 - fee,
+        "charged from credit when no coin is available"
+    );
+}

@@ -9,7 +9,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::ids::random_hex;
 use crate::merchant_payments::machine::{self, Trigger};
 use crate::merchant_payments::model::{ChannelSession, MerchantPayment, Status};
-use crate::merchant_payments::{PLATFORM_COIN_TRADE_MARKER, settlement};
+use crate::merchant_payments::{PLATFORM_COIN_TRADE_MARKER, fees, settlement};
 use crate::state::World;
 
 /// Which method the buyer picked.
@@ -164,7 +164,23 @@ pub fn start_session(
             created: false,
         });
     }
+    // Merchant-own channels: the fee is checked again and reserved before the link is issued.
+    let fee = if channel.owner == "merchant" {
+        let payment = payment_mut(world, order_no)?;
+        let fee = payment
+            .coin_rate
+            .and_then(|rate| settlement(payment.amount_minor, payment.currency_decimals, rate))
+            .map(fees::fee_of)
+            .ok_or_else(|| {
+                ApiError::unprocessable("currency_rate_unavailable", "no platform rate")
+            })?;
+        world.payments.fees.reserve(&merchant_no, fee)?;
+        fee
+    } else {
+        0
+    };
     let payment = payment_mut(world, order_no)?;
+    payment.fee_reserved = fee;
     payment.session = Some(ChannelSession {
         payment_no: chosen.clone(),
         user: user.map(str::to_owned),
@@ -241,6 +257,12 @@ pub fn confirm_payment(
     let Some(payment) = payments.payments.get_mut(order_no) else {
         return Err(conflict("the payment disappeared"));
     };
+    if payment.fee_reserved > 0 {
+        payments.fees.charge(
+            &payment.merchant_no,
+            std::mem::take(&mut payment.fee_reserved),
+        );
+    }
     payment.event_id = Some(random_hex("pe_", 12));
     payment.occurred_at = Some(now);
     payment.provider_trade_no = Some(session.trade_no.clone());

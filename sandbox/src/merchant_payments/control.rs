@@ -352,3 +352,57 @@ pub async fn anonymous_purchase(
     merchant.forbid_anonymous = !body.allowed;
     Ok(Json(json!({ "allowed": body.allowed })))
 }
+
+/// Body of PUT /_sandbox/merchants/{merchant_no}/funds.
+#[derive(Debug, Deserialize)]
+pub struct FundsSetting {
+    /// Available wallet coin, eight-decimal fixed point.
+    pub available: i64,
+    /// Approved credit, eight-decimal fixed point.
+    pub credit: i64,
+}
+
+/// PUT /_sandbox/merchants/{merchant_no}/funds: the merchant's available coin and approved
+/// credit that fund the platform fee of merchant-own channels.
+pub async fn set_funds(
+    State(shared): State<Arc<Shared>>,
+    Path(merchant_no): Path<String>,
+    JsonBody(body): JsonBody<FundsSetting>,
+) -> ApiResult<Json<Value>> {
+    if body.available < 0 {
+        return Err(ApiError::invalid_request("available must not be negative").field("available"));
+    }
+    if body.credit < 0 {
+        return Err(ApiError::invalid_request("credit must not be negative").field("credit"));
+    }
+    let mut world = shared.world();
+    if !world.merchants.contains_key(&merchant_no) {
+        return Err(ApiError::not_found("unknown_merchant").describe("no such merchant"));
+    }
+    let funds = world
+        .payments
+        .fees
+        .set(&merchant_no, body.available, body.credit);
+    Ok(Json(json!({
+        "available": funds.available,
+        "credit": funds.credit,
+        "reserved": funds.reserved,
+    })))
+}
+
+/// GET /_sandbox/merchants/{merchant_no}/funds: available coin, approved credit and reserved fees.
+pub async fn get_funds(
+    State(shared): State<Arc<Shared>>,
+    Path(merchant_no): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let world = shared.world();
+    if !world.merchants.contains_key(&merchant_no) {
+        return Err(ApiError::not_found("unknown_merchant").describe("no such merchant"));
+    }
+    let funds = world.payments.fees.funds(&merchant_no);
+    Ok(Json(json!({
+        "available": funds.available,
+        "credit": funds.credit,
+        "reserved": funds.reserved,
+    })))
+}

@@ -16,7 +16,7 @@ use super::machine::{self, expire_on_read};
 use super::model::{CheckoutMethod, MerchantPayment, Secret, Status};
 use super::validation::{CreateParams, validate_create};
 use super::views::{create_view, query_view};
-use super::{COIN_DECIMALS, coin_rate};
+use super::{COIN_DECIMALS, coin_rate, fees};
 use crate::auth::{Accepts, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
@@ -229,6 +229,38 @@ fn build_payment(
         }
     };
 
+    // The platform fee of merchant-own channels must be fundable at creation.
+    let fee = rate
+        .and_then(|r| super::settlement(params.amount_minor, decimals, r))
+        .map(fees::fee_of);
+    let mut unfunded = false;
+    let mut fundable = Vec::with_capacity(channels.len());
+    for payment_no in channels {
+        let merchant_owned = world
+            .channels
+            .get(&payment_no)
+            .is_some_and(|c| c.owner == "merchant");
+        let funded = !merchant_owned
+            || fee.is_some_and(|f| world.payments.fees.check(merchant_no, f).is_ok());
+        if funded {
+            fundable.push(payment_no);
+        } else {
+            unfunded = true;
+        }
+    }
+    if fundable.is_empty() && unfunded {
+        let error = ApiError::unprocessable(
+            "merchant_fee_funding_unavailable",
+            "the platform fee cannot be funded from the merchant's available coin and approved credit",
+        );
+        return Err(if params.payment_no.is_some() {
+            error.field("payment_no")
+        } else {
+            error
+        });
+    }
+    let channels = fundable;
+
     let default = world
         .merchants
         .get(merchant_no)
@@ -272,6 +304,7 @@ fn build_payment(
         occurred_at: None,
         settlement_coin: None,
         notify,
+        fee_reserved: 0,
     })
 }
 

@@ -167,6 +167,8 @@ pub struct MerchantPayment {
     pub settlement_coin: Option<i64>,
     /// Effective notification configuration, fixed at creation.
     pub notify: Option<NotifyTarget>,
+    /// Platform fee reserved when a merchant-own channel payment started (0 when none).
+    pub fee_reserved: i64,
 }
 
 impl MerchantPayment {
@@ -199,6 +201,8 @@ pub struct PaymentStore {
     pub idempotency: HashMap<(String, String), IdempotencyRecord>,
     /// Background sweep state.
     pub sweep: SweepState,
+    /// Fee funds of merchants (merchant-own channels).
+    pub fees: super::fees::FeeBook,
     next_seq: u64,
 }
 
