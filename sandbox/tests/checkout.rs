@@ -366,3 +366,40 @@ async fn checkout_read_is_limited_to_180_per_ip_per_minute() {
     let page = open(&env, url).await;
     assert_eq!(page.status, StatusCode::TOO_MANY_REQUESTS);
 }
+
+#[tokio::test]
+async fn checkout_keeps_querying_while_the_payment_result_is_undecided() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let payment = payment_with_return(&env, &token, "undecided").await;
+    let url = payment["checkout_url"].as_str().unwrap();
+    assert!(
+        !open(&env, url)
+            .await
+            .html
+            .contains("http-equiv=\"refresh\"")
+    );
+    let order = order_no(&payment);
+    control(
+        &env,
+        &order,
+        "checkout/session",
+        json!({"payment_no": seed::CHANNEL_CARD_USD}),
+    )
+    .await;
+    control(&env, &order, "checkout/unclear", json!({})).await;
+    let page = open(&env, url).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(
+        page.html.contains("http-equiv=\"refresh\""),
+        "re-reads itself"
+    );
+    assert!(
+        !page.html.contains("Complete card payment"),
+        "no second attempt offered"
+    );
+    force(&env, &order, "paid").await;
+    let page = open(&env, url).await;
+    assert_eq!(page.status, StatusCode::SEE_OTHER, "moves on once paid");
+    assert_eq!(page.location.as_deref(), Some(RETURN_URL));
+}

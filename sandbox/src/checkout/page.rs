@@ -38,9 +38,23 @@ pub fn format_amount(amount_minor: i64, decimals: u32) -> String {
     format!("{sign}{whole}.{fraction}")
 }
 
+/// Seconds between automatic re-reads while a result is undecided.
+const UNDECIDED_REFRESH_SECONDS: u32 = 5;
+
 fn layout(title: &str, body: &str) -> String {
+    page(title, body, false)
+}
+
+/// The page around `body`; with `refresh`, the browser re-reads it every few seconds (the
+/// checkout keeps querying while an asynchronous payment is undecided).
+fn page(title: &str, body: &str, refresh: bool) -> String {
+    let refresh = if refresh {
+        format!("<meta http-equiv=\"refresh\" content=\"{UNDECIDED_REFRESH_SECONDS}\">")
+    } else {
+        String::new()
+    };
     format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">{refresh}\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{title}</title>\
          <style>body{{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem}}\
@@ -108,7 +122,7 @@ pub fn checkout_page(
                 "<p class=\"state\">The payment result is being verified. Do not pay again.</p>\n\
                  <p><a href=\"\">Check again</a></p>\n",
             );
-            return layout("Checkout", &body);
+            return page("Checkout", &body, true);
         }
         Status::Refunded | Status::Chargeback => {
             body.push_str("<p class=\"state\">This payment is closed.</p>\n");
@@ -146,6 +160,7 @@ pub fn checkout_page(
         }
     }
 
+    let mut refresh = false;
     if let Some(session) = &payment.session {
         let name = world
             .channels
@@ -161,6 +176,7 @@ pub fn checkout_page(
             escape(&name)
         ));
         if session.unclear {
+            refresh = true;
             body.push_str(
                 "<p class=\"state\">The payment result is not clear yet; it is being checked. \
                  Do not pay again.</p><p><a href=\"\">Check again</a></p>\n",
@@ -212,7 +228,7 @@ pub fn checkout_page(
     body.push_str(&format!(
         "<form method=\"post\" action=\"{base}/cancel\"><button type=\"submit\">Cancel</button></form>\n"
     ));
-    layout("Checkout", &body)
+    page("Checkout", &body, refresh)
 }
 
 #[cfg(test)]
