@@ -16,13 +16,20 @@ generated=(
   bindings/swift/include/module.modulemap
 )
 
-# Staleness: regenerate from this checkout's sources and require no difference.
-bash .ci/regen-uniffi
-if ! git diff --exit-code --stat -- "${generated[@]}" || [ -n "$(git status --porcelain -- "${generated[@]}")" ]; then
-  echo "40-kotlin: generated bindings are stale; run .ci/regen-uniffi and commit the result" >&2
-  git diff -- "${generated[@]}" | head -50 >&2
-  exit 1
-fi
+# Staleness: generate from this checkout's sources into a temporary tree and compare with the
+# checked-in files (the working tree is not touched).
+fresh=$(mktemp -d)
+bash .ci/regen-uniffi "$fresh"
+stale=0
+for file in "${generated[@]}"; do
+  if ! cmp -s "$file" "$fresh/$file"; then
+    echo "40-kotlin: $file is stale; run .ci/regen-uniffi and commit the result" >&2
+    diff -u "$file" "$fresh/$file" | head -40 >&2 || true
+    stale=1
+  fi
+done
+rm -rf "$fresh"
+[ "$stale" = 0 ]
 
 cargo build -q -p storefront-sandbox
 # -ntp: no download progress; the native library is the copy regen-uniffi made of its build.
