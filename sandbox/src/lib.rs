@@ -83,7 +83,11 @@ impl Sandbox {
             None
         };
         let scheme = if tls.is_some() { "https" } else { "http" };
+        // Listening on every interface: addresses handed out (checkout_url, redirects) name
+        // loopback, which a browser on this machine can open; 0.0.0.0 it cannot.
         let host = match address.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => Ipv4Addr::LOCALHOST.to_string(),
+            IpAddr::V6(ip) if ip.is_unspecified() => "[::1]".to_string(),
             IpAddr::V6(ip) => format!("[{ip}]"),
             IpAddr::V4(ip) => ip.to_string(),
         };
