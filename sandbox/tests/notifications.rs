@@ -337,6 +337,12 @@ async fn notification_input_rules_table() {
             Some("notify_secret"),
         ),
         (
+            "the OAuth client secret",
+            json!({"notify_url": good_url, "notify_secret": seed::MERCHANT_CLIENT_SECRET}),
+            "invalid_notify_secret",
+            Some("notify_secret"),
+        ),
+        (
             "enabled not boolean",
             json!({"notify_enabled": "yes"}),
             "invalid_request",

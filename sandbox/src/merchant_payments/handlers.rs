@@ -22,7 +22,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
 use crate::ids::random_hex;
 use crate::limits::{self, Bucket};
-use crate::notifications::config;
+use crate::notifications::config::{self, NotifyInput};
 use crate::state::{Shared, World};
 
 /// Default and fallback of every `limit` query parameter.
@@ -88,6 +88,22 @@ pub async fn create(
     let request = validate_create(&body, shared.allow_loopback_notify)?;
     let now = shared.clock.now();
     let mut world = shared.world();
+    if let NotifyInput::Explicit(target) = &request.params.notify {
+        let is_client_secret = world
+            .clients
+            .get(&caller.client_id)
+            .and_then(|c| c.secret.as_deref())
+            .is_some_and(|s| s == target.secret.expose());
+        if is_client_secret {
+            return Err(
+                ApiError::new(StatusCode::BAD_REQUEST, "invalid_notify_secret")
+                    .describe(
+                        "notify_secret must be an independent secret, not the OAuth client secret",
+                    )
+                    .field("notify_secret"),
+            );
+        }
+    }
     let key = (merchant_no.clone(), request.idempotency_key.clone());
     if let Replay::Same(order_no) =
         idempotency::check(world.payments.idempotency.get(&key), &request.params)?
