@@ -66,4 +66,4 @@ valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
   "$work/storefront_example" "$work/ready.json"
 passed=$((passed + 1))
 
-echo "C suite: $passed passed, 0 failed"
+echo "c-abi: $passed passed, 0 failed"
