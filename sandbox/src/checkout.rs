@@ -71,16 +71,10 @@ fn see_other(location: &str) -> Response {
 }
 
 fn error_page(error: &ApiError) -> Response {
-    let status = if error.status == StatusCode::ACCEPTED {
-        StatusCode::ACCEPTED
-    } else {
-        error.status
-    };
-    let text = error
-        .error_description
-        .clone()
-        .unwrap_or_else(|| error.error.clone());
-    html(status, page::message_page("Checkout", &text))
+    html(
+        error.status,
+        page::message_page("Checkout", &describe(error)),
+    )
 }
 
 fn not_found() -> Response {
@@ -218,7 +212,7 @@ async fn pay(
     match outcome {
         Ok(true) => after_payment(&shared, &token),
         Ok(false) => see_other(&page_url(&shared, &token)),
-        Err(e) => render(&shared, &token, Some(&describe(&e)), page_status(&e)),
+        Err(e) => render(&shared, &token, Some(&describe(&e)), e.status),
     }
 }
 
@@ -254,7 +248,7 @@ async fn card_complete(
     };
     match outcome {
         Ok(()) => after_payment(&shared, &token),
-        Err(e) => render(&shared, &token, Some(&describe(&e)), page_status(&e)),
+        Err(e) => render(&shared, &token, Some(&describe(&e)), e.status),
     }
 }
 
@@ -303,8 +297,4 @@ fn describe(error: &ApiError) -> String {
         .error_description
         .clone()
         .unwrap_or_else(|| error.error.clone())
-}
-
-fn page_status(error: &ApiError) -> StatusCode {
-    error.status
 }

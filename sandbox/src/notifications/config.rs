@@ -216,3 +216,38 @@ pub fn validate_secret(secret: &str) -> ApiResult<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `notify_url` targets: public HTTPS only; loopback only when the sandbox allows it.
+    #[test]
+    fn notify_url_targets_table() {
+        let rows = [
+            ("https://hooks.shop.example/n", false, true),
+            ("https://203.0.113.9/n", false, false),
+            ("https://8.8.8.8/n", false, true),
+            ("https://[2606:4700::1]/n", false, true),
+            ("https://172.16.0.1/n", false, false),
+            ("https://100.64.0.1/n", false, false),
+            ("https://[::ffff:10.0.0.1]/n", false, false),
+            ("https://[fe80::1]/n", false, false),
+            ("https://printer.local/n", false, false),
+            ("https://0.0.0.0/n", false, false),
+            ("http://127.0.0.1:9/n", false, false),
+            ("http://127.0.0.1:9/n", true, true),
+            ("http://localhost:9/n", true, true),
+            ("http://[::1]:9/n", true, true),
+            ("http://10.0.0.1/n", true, false),
+            ("ftp://hooks.shop.example/n", false, false),
+        ];
+        for (url, loopback, ok) in rows {
+            assert_eq!(
+                validate_notify_url(url, loopback).is_ok(),
+                ok,
+                "{url} (loopback {loopback})"
+            );
+        }
+    }
+}
