@@ -98,6 +98,7 @@ final class Library
      */
     public static function callString(string $function, ...$args): string
     {
+        self::refuseNul($args);
         $ffi = self::ffi();
         $out = $ffi->new('char*');
         $error = $ffi->new('sf_error*');
@@ -130,6 +131,7 @@ final class Library
      */
     public static function callHandle(string $function, string $type, ...$args): CData
     {
+        self::refuseNul($args);
         $ffi = self::ffi();
         $out = $ffi->new("$type*");
         $error = $ffi->new('sf_error*');
@@ -147,6 +149,7 @@ final class Library
      */
     public static function callUnit(string $function, ...$args): void
     {
+        self::refuseNul($args);
         $ffi = self::ffi();
         $error = $ffi->new('sf_error*');
         $result = $ffi->$function(...[...$args, FFI::addr($error)]);
@@ -170,6 +173,21 @@ final class Library
         $buffer = self::ffi()->new("uint8_t[$length]");
         FFI::memcpy($buffer, $data, $length);
         return [$buffer, $length];
+    }
+
+    /**
+     * Refuses string arguments containing NUL bytes: C would silently see only the text before
+     * the first one (JSON arguments never contain raw NULs; json_encode escapes them).
+     *
+     * @param list<mixed> $args
+     */
+    private static function refuseNul(array $args): void
+    {
+        foreach ($args as $arg) {
+            if (is_string($arg) && strpos($arg, "\0") !== false) {
+                throw new \InvalidArgumentException('string arguments must not contain NUL bytes');
+            }
+        }
     }
 
     /** Builds the exception of a failed call and frees the error object. */

@@ -77,6 +77,13 @@ final class ErrorsTest extends TestCase
         (new Client(S::get()->config()))->createMerchantPayment(['external_reference' => 'php-202-' . bin2hex(random_bytes(6)), 'amount_minor' => 100, 'currency' => 'USD']);
     }
 
+    /** C would see only the text before a NUL byte: such an argument is refused, not truncated. */
+    public function testNulBytesAreRefusedBeforeReachingC(): void
+    {
+        $this->expectException(\InvalidArgumentException::class);
+        (new Client(S::get()->config()))->merchantPayment("MP-1\0MP-2");
+    }
+
     /** Contract: HTTPS only; plain HTTP only for loopback, explicitly enabled. */
     public function testPlainHttpToARemoteHostIsRefused(): void
     {

@@ -13,8 +13,13 @@ from .errors import StorefrontError, from_error_json
 
 
 def encode(text: Optional[str]) -> Optional[bytes]:
-    """A ``str`` argument as UTF-8 bytes for a ``const char *`` (None stays NULL)."""
-    return None if text is None else text.encode("utf-8")
+    """A ``str`` argument as UTF-8 bytes for a ``const char *`` (None stays NULL). A NUL
+    character is refused: C would silently see only the text before it."""
+    if text is None:
+        return None
+    if "\0" in text:
+        raise ValueError("string arguments must not contain NUL characters")
+    return text.encode("utf-8")
 
 
 def to_json(value: Any) -> bytes:

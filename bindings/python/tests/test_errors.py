@@ -130,6 +130,12 @@ def test_boundary_errors_have_their_own_classes_and_the_client_survives(client):
     assert client.merchant_profile()["merchant_no"] == MERCHANT_NO
 
 
+def test_nul_characters_are_refused_before_reaching_c(client):
+    """C would see only the text before a NUL: such an argument is refused, not truncated."""
+    with pytest.raises(ValueError):
+        client.merchant_payment("MP-1\0MP-2")
+
+
 def test_one_client_serves_several_threads(client):
     """ABI rule: calls on one handle are safe from several threads at once."""
     results, errors = [], []
