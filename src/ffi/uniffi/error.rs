@@ -379,3 +379,76 @@ impl ErrorCode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn api(status: u16, code: &str, retry: Option<u64>) -> CoreApiError {
+        CoreApiError {
+            status,
+            error: CoreCode::parse(code),
+            error_description: Some("described".into()),
+            field: Some("amount_minor".into()),
+            retry_after: retry.map(Duration::from_secs),
+        }
+    }
+
+    /// "Branch on HTTP status and `error`": both survive the crossing, with `Retry-After`,
+    /// `error_description` and `field`.
+    #[test]
+    fn api_errors_keep_status_code_details_and_retry_after() {
+        let e: StorefrontError = CoreError::Api(api(429, "rate_limited", Some(7))).into();
+        let StorefrontError::Api {
+            status,
+            code,
+            error_description,
+            field,
+            retry_after_seconds,
+        } = e
+        else {
+            panic!("not Api: {e:?}");
+        };
+        assert_eq!(status, 429);
+        assert_eq!(code, ErrorCode::RateLimited);
+        assert_eq!(error_description.as_deref(), Some("described"));
+        assert_eq!(field.as_deref(), Some("amount_minor"));
+        assert_eq!(retry_after_seconds, Some(7));
+        let other: StorefrontError = CoreError::Api(api(401, "invalid_client", None)).into();
+        assert!(
+            matches!(other, StorefrontError::Api { code: ErrorCode::Other { code }, .. } if code == "invalid_client")
+        );
+    }
+
+    /// The last service error inside a deadline failure stays visible (status, code, Retry-After).
+    #[test]
+    fn deadline_exceeded_carries_the_last_service_error() {
+        let e: StorefrontError = CoreError::DeadlineExceeded {
+            last: Some(Box::new(CoreError::Api(api(
+                503,
+                "rate_limit_unavailable",
+                Some(2),
+            )))),
+        }
+        .into();
+        assert!(matches!(
+            e,
+            StorefrontError::DeadlineExceeded {
+                status: Some(503),
+                code: Some(ErrorCode::RateLimitUnavailable),
+                retry_after_seconds: Some(2),
+                ..
+            }
+        ));
+    }
+
+    /// 202 `provider_result_pending` is not success and not a plain API error.
+    #[test]
+    fn provider_result_pending_has_its_own_case() {
+        let e: StorefrontError =
+            CoreError::ProviderResultPending(api(202, "provider_result_pending", None)).into();
+        assert!(matches!(e, StorefrontError::ProviderResultPending { .. }));
+    }
+}

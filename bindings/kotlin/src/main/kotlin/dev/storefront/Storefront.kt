@@ -44,8 +44,9 @@ object AndroidPlatformVerifier {
     @Synchronized
     fun init(context: Any) {
         if (initialised) return
-        require(context.javaClass.name != "java.lang.Object") { "an android.content.Context is required" }
-        val application = context.javaClass.getMethod("getApplicationContext").invoke(context) ?: context
+        val getter = runCatching { context.javaClass.getMethod("getApplicationContext") }.getOrNull()
+        requireNotNull(getter) { "an android.content.Context is required, got ${context.javaClass.name}" }
+        val application = getter.invoke(context) ?: context
         // JNA loads the library for the uniffi calls; JNI needs its own registration of it.
         System.loadLibrary("storefront")
         check(nativeInit(application)) { "rustls platform verifier initialisation failed" }
