@@ -29,4 +29,16 @@ final class HeaderTest extends TestCase
         sort($used);
         $this->assertSame($declared, array_values($used));
     }
+
+    /** The exception mapping follows the header's sf_result numbers. */
+    public function testEveryResultNumberMapsToAnExceptionClass(): void
+    {
+        preg_match_all('/^\s*SF_RESULT_\w+ = (\d+),/m', (string) file_get_contents(Library::headerPath()), $numbers);
+        $classes = (new ReflectionClassConstant(Storefront\StorefrontException::class, 'CLASSES'))->getValue();
+        $expected = array_values(array_diff(array_map('intval', $numbers[1]), [0, 499]));
+        $mapped = array_keys($classes);
+        sort($expected);
+        sort($mapped);
+        $this->assertSame($expected, $mapped);
+    }
 }

@@ -57,3 +57,13 @@ def test_every_header_function_is_declared_with_matching_types():
         for decl, actual in zip(params, argtypes):
             assert ctype_of(decl) == actual, f"{name}: {decl}"
         assert ctype_of(ret + " result") == restype, f"{name} returns {ret}"
+
+
+def test_every_result_number_maps_to_an_exception_class():
+    """The exception mapping follows the header's `sf_result` numbers (no result falls through
+    to the generic base class except SF_RESULT_OTHER)."""
+    from storefront.errors import RESULT_CLASSES
+
+    header = (REPO / "include" / "storefront.h").read_text()
+    numbers = {int(n) for n in re.findall(r"^\s*SF_RESULT_\w+ = (\d+),", header, re.M)}
+    assert numbers - {0, 499} == set(RESULT_CLASSES)
