@@ -36,6 +36,8 @@ cargo build -q -p storefront-sandbox
 mvn -B -ntp -f bindings/kotlin/pom.xml verify \
   -Dstorefront.native.dir="$PWD/target/uniffi" \
   -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox"
+# The build output: a JVM jar carrying the linux-x86-64 native library where JNA looks for it.
+jar tf bindings/kotlin/target/storefront-0.1.0.jar | grep -qx 'linux-x86-64/libstorefront.so'
 # The example: one Maven command against a standalone sandbox, as a newcomer runs it.
 ready_dir=$(mktemp -d)
 target/debug/storefront-sandbox --port 0 --ready-file "$ready_dir/ready.json" >"$ready_dir/sandbox.log" 2>&1 &
