@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 
 use crate::state::Shared;
 
@@ -33,5 +33,7 @@ pub fn routes() -> Router<Arc<Shared>> {
 
 /// Sandbox controls under the control prefix.
 pub fn control_routes() -> Router<Arc<Shared>> {
-    Router::new().route("/notifications/attempts", get(handlers::attempts))
+    Router::new()
+        .route("/notifications/attempts", get(handlers::attempts))
+        .route("/notifications/worker", put(handlers::set_worker))
 }

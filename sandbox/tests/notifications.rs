@@ -972,3 +972,52 @@ async fn attempts_control_lists_every_delivery_attempt_with_headers_and_raw_body
     );
     assert_eq!(logged["http_status"], 200);
 }
+
+/// Work resumes after a worker interruption: events stored while delivery was stopped are
+/// delivered, in full, once it runs again.
+#[tokio::test]
+async fn stored_events_are_delivered_after_a_worker_interruption() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let receiver = Receiver::start().await;
+    let worker = |enabled: bool| {
+        let env = &env;
+        async move {
+            let response = env
+                .http
+                .put(env.control("/notifications/worker"))
+                .json(&json!({ "enabled": enabled }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), StatusCode::OK);
+        }
+    };
+    worker(false).await;
+    let order = order_no(
+        &created(
+            &env,
+            &token,
+            &with_notify("interrupted", &receiver.url, SECRET),
+        )
+        .await,
+    );
+    pay_by_card(&env, &order).await;
+    let stored = records(&env, &token, &order, "").await.body;
+    let items = stored["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "both events are stored with their changes");
+    for record in items {
+        assert_eq!(record["delivery_status"], "pending");
+        assert_eq!(record["attempts"], 0);
+        assert_eq!(record["delivery_attempts"], json!([]));
+        assert!(record["next_attempt_at"].is_string());
+    }
+    worker(true).await;
+    let got = receiver.wait_for(2).await;
+    let mut versions: Vec<u64> = got
+        .iter()
+        .map(|r| r.json()["data"]["status_version"].as_u64().unwrap())
+        .collect();
+    versions.sort_unstable();
+    assert_eq!(versions, vec![1, 2]);
+}

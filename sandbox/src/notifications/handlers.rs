@@ -93,3 +93,20 @@ pub async fn attempts(
         .collect();
     Json(json!({ "items": items }))
 }
+
+/// Body of PUT /_sandbox/notifications/worker.
+#[derive(Debug, serde::Deserialize)]
+pub struct WorkerSetting {
+    /// False stops delivery (events keep being stored); true resumes it.
+    pub enabled: bool,
+}
+
+/// PUT /_sandbox/notifications/worker: stops or resumes the delivery worker, to show that
+/// stored events survive an interruption and that due work resumes afterwards.
+pub async fn set_worker(
+    State(shared): State<Arc<Shared>>,
+    crate::extract::JsonBody(body): crate::extract::JsonBody<WorkerSetting>,
+) -> Json<Value> {
+    shared.world().notifications.paused = !body.enabled;
+    Json(json!({ "enabled": body.enabled }))
+}

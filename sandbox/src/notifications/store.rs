@@ -163,6 +163,9 @@ pub struct NotificationStore {
     pub records: BTreeMap<String, Vec<DeliveryRecord>>,
     /// Every attempt, for the control endpoint (the latest [`LOG_KEPT`]).
     pub log: VecDeque<LoggedAttempt>,
+    /// Set through the control endpoint to stop the delivery worker (an interruption); due
+    /// work resumes when it is cleared.
+    pub paused: bool,
 }
 
 /// The status notification object of `payment` at its current status.
@@ -207,8 +210,12 @@ impl NotificationStore {
     }
 
     /// Claims every record whose attempt is due: marks it in flight and opens its attempt.
+    /// Nothing while the worker is paused.
     pub fn claim_due(&mut self, now: OffsetDateTime) -> Vec<DeliveryJob> {
         let mut jobs = Vec::new();
+        if self.paused {
+            return jobs;
+        }
         for record in self.records.values_mut().flatten() {
             let due = record.status == DeliveryStatus::Pending
                 && !record.in_flight
