@@ -6,7 +6,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional
 
 from ._call import call_handle, call_json, encode, to_json
 from ._handle import Handle
-from .types import (
+from .models import (
     CatalogOrder,
     CreatedMerchantPayment,
     DeliveryRecord,

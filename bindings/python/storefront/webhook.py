@@ -14,7 +14,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from . import _lib
 from ._call import buffer, call_handle, call_json, call_string, call_unit, encode, to_json
 from ._handle import Handle
-from .types import StatusNotification
+from .models import StatusNotification
 
 EVENT_ID_HEADER = "X-Service-Event-ID"
 TIMESTAMP_HEADER = "X-Service-Timestamp"
