@@ -14,6 +14,11 @@
 //!
 //! This layer holds no logic of the contract: it converts, calls the core on the runtime the
 //! client handle owns, and converts back.
+//!
+//! `include/storefront.h` is generated from these sources by `.ci/regen-header` (pinned
+//! cbindgen, `cbindgen.toml`), which also rewrites cbindgen's C23 `#if` alternatives for the
+//! `#[repr(u32)]` enums into one portable form, so that PHP's `FFI::cdef` reads the very header
+//! C compilers use. `tests::header_declares_every_export` and the C suite keep it current.
 
 mod boundary;
 mod catalog;
