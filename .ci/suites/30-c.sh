@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # C ABI: the checked-in header is what cbindgen generates now; the header compiles as C99 and
-# C2x with warnings as errors; the pkg-config file builds a program; examples/c walks the
-# webhook and catalog flows against the standalone sandbox under valgrind with no leak and no
-# memory error. The debug library built here is reused by the Python and PHP suites.
+# C2x with warnings as errors; the pkg-config file builds a program; examples/c, which calls
+# every function of the header, walks the webhook, catalog and merchant flows against the
+# standalone sandbox under valgrind with no leak and no memory error. The debug library built here is reused by the Python and PHP suites.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 missing=()
@@ -56,7 +56,16 @@ gcc -std=c99 -Wall -Wextra -Werror examples/c/storefront_example.c $(pkg-config 
   -Wl,-rpath,"$target_dir" -o "$work/storefront_example"
 passed=$((passed + 1))
 
-# 5. The example against the standalone sandbox, under valgrind.
+# 5. The example calls every function of the header, so valgrind below covers every export.
+uncovered=$(comm -23 <(grep -o 'sf_[a-z0-9_]*(' include/storefront.h | tr -d '(' | sort -u) \
+                     <(grep -o 'sf_[a-z0-9_]*(' examples/c/storefront_example.c | tr -d '(' | sort -u))
+if [[ -n "$uncovered" ]]; then
+  echo "examples/c/storefront_example.c does not call: $uncovered" >&2
+  exit 1
+fi
+passed=$((passed + 1))
+
+# 6. The example against the standalone sandbox, under valgrind.
 "$target_dir/storefront-sandbox" --port 0 --ready-file "$work/ready.json" >"$work/sandbox.log" 2>&1 &
 sandbox_pid=$!
 for _ in $(seq 1 600); do [[ -s "$work/ready.json" ]] && break; sleep 0.1; done

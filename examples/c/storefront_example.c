@@ -1,6 +1,7 @@
 /*
- * storefront C example: verifies a webhook and walks the catalog flow against the standalone
- * sandbox, through include/storefront.h only.
+ * storefront C example: verifies a webhook, walks the catalog flow and a merchant payment
+ * against the standalone sandbox, through include/storefront.h only. It calls every function of
+ * the header at least once, so running it under valgrind checks the ownership of every export.
  *
  *   storefront-sandbox --port 0 --ready-file /tmp/sbx.json &
  *   cc -std=c99 -Iinclude examples/c/storefront_example.c -Ltarget/debug -lstorefront
@@ -39,6 +40,16 @@ static void report(const char *what, sf_result result, sf_error *error) {
     fprintf(stderr, "\n");
     sf_error_free(error);
     failures++;
+}
+
+/* Checks a result; on success frees the output string, on failure reports the error. */
+static int ok(const char *what, sf_result result, char *output, sf_error *error) {
+    if (result != SF_RESULT_OK) {
+        report(what, result, error);
+        return 0;
+    }
+    sf_string_free(output);
+    return 1;
 }
 
 /* Copies the flat string field "key":"value" of a JSON object into out. Example-only helper. */
@@ -198,6 +209,17 @@ static void webhook_demo(void) {
         error = NULL;
         free(tampered);
     }
+    /* With an injected clock six minutes later the same delivery is outside the tolerance. */
+    result = sf_webhook_verify_at(verifier, "EVT-42", timestamp, signature, (const uint8_t *)body,
+                                  strlen(body), (int64_t)now + 360, &rejected, &error);
+    if (result != SF_RESULT_WEBHOOK_TIMESTAMP_TOO_OLD || sf_error_result(error) != result ||
+        sf_error_http_status(error) != 0 || sf_error_retry_after_ms(error) != -1) {
+        fprintf(stderr, "a stale delivery must be rejected (got %u)\n", (unsigned)result);
+        failures++;
+    } else {
+        printf("stale webhook rejected: %s\n", sf_error_json(error));
+    }
+    sf_error_free(error);
     sf_string_free(rejected);
     sf_string_free(notification);
     sf_string_free(signature);
@@ -217,6 +239,10 @@ static void catalog_demo(sf_client *client, const char *origin) {
     sf_error *error = NULL;
     sf_result result;
 
+    result = sf_client_authenticate(client, &profile, &error);
+    if (!ok("sf_client_authenticate", result, profile, error)) {
+        return;
+    }
     result = sf_merchant_profile_get(client, NULL, &profile, &error);
     if (result != SF_RESULT_OK) {
         report("sf_merchant_profile_get", result, error);
@@ -241,6 +267,10 @@ static void catalog_demo(sf_client *client, const char *origin) {
         failures++;
         return;
     }
+    result = sf_userinfo_get(client, token, &page, &error);
+    if (!ok("sf_userinfo_get", result, page, error)) {
+        return;
+    }
     result = sf_order_create(client, token,
                              "{\"gd_no\":\"G1001\",\"quantity\":1,\"payment_no\":\"ch_platform_coin\"}",
                              &created, &error);
@@ -252,6 +282,10 @@ static void catalog_demo(sf_client *client, const char *origin) {
     sf_string_free(created);
     printf("order created: %s\n", order_no);
 
+    result = sf_order_get(client, token, order_no, &page, &error);
+    if (!ok("sf_order_get", result, page, error)) {
+        return;
+    }
     result = sf_payment_start(client, token, order_no, "ch_platform_coin", &start, &error);
     if (result != SF_RESULT_OK) {
         report("sf_payment_start", result, error);
@@ -272,6 +306,10 @@ static void catalog_demo(sf_client *client, const char *origin) {
         printf("order paid: %.80s...\n", outcome);
     }
     sf_string_free(outcome);
+    result = sf_payment_status(client, token, order_no, &outcome, &error);
+    if (!ok("sf_payment_status", result, outcome, error)) {
+        return;
+    }
 
     /* A service error keeps its HTTP status and `error` code. */
     result = sf_merchant_payment_get(client, "MP-DOES-NOT-EXIST", &outcome, &error);
@@ -281,6 +319,110 @@ static void catalog_demo(sf_client *client, const char *origin) {
         failures++;
     } else {
         printf("unknown payment: HTTP %u %s\n", (unsigned)sf_error_http_status(error), sf_error_code(error));
+    }
+    sf_error_free(error);
+}
+
+/* Merchant collection: channels, a payment paid at the checkout, query, list, records. */
+static void merchant_demo(sf_client *client, const char *origin) {
+    char *output = NULL;
+    char order_no[128];
+    char path[256];
+    char request[256];
+    sf_error *error = NULL;
+    sf_result result;
+
+    result = sf_channels_list(client, &output, &error);
+    if (!ok("sf_channels_list", result, output, error)) {
+        return;
+    }
+    snprintf(request, sizeof request,
+             "{\"external_reference\":\"c-example-%ld\",\"amount_minor\":1250,\"currency\":\"USD\"}",
+             (long)time(NULL));
+    result = sf_merchant_payment_create(client, request, &output, &error);
+    if (result != SF_RESULT_OK || !json_field(output, "order_no", order_no, sizeof order_no)) {
+        report("sf_merchant_payment_create", result, error);
+        sf_string_free(output);
+        return;
+    }
+    /* The result holds the idempotency key to persist and the checkout_url (never logged). */
+    sf_string_free(output);
+    snprintf(path, sizeof path, "/merchant-payments/%s/checkout/pay", order_no);
+    if (!sandbox_post(origin, path, "{\"payment_no\":\"ch_card_usd\"}", NULL, NULL, 0)) {
+        fprintf(stderr, "the sandbox buyer could not pay\n");
+        failures++;
+        return;
+    }
+    result = sf_merchant_payment_get(client, order_no, &output, &error);
+    if (result != SF_RESULT_OK || strstr(output, "\"status\":\"paid\"") == NULL) {
+        report("sf_merchant_payment_get", result, error);
+        sf_string_free(output);
+        return;
+    }
+    sf_string_free(output);
+    printf("merchant payment %s paid\n", order_no);
+    snprintf(request, sizeof request, "{\"order_no\":\"%s\"}", order_no);
+    result = sf_merchant_payments_list(client, request, &output, &error);
+    if (!ok("sf_merchant_payments_list", result, output, error)) {
+        return;
+    }
+    result = sf_notification_records_list(client, order_no, 10, &output, &error);
+    if (!ok("sf_notification_records_list", result, output, error)) {
+        return;
+    }
+    /* Re-queueing an event that does not exist is refused by the service. */
+    result = sf_notification_requeue(client, order_no, "no-such-event", &output, &error);
+    if (result == SF_RESULT_OK) {
+        sf_string_free(output);
+    } else if (result != SF_RESULT_API) {
+        report("sf_notification_requeue", result, error);
+        return;
+    } else {
+        printf("re-queue refused: HTTP %u %s\n", (unsigned)sf_error_http_status(error),
+               sf_error_code(error) ? sf_error_code(error) : "-");
+        sf_error_free(error);
+    }
+}
+
+/* Bad arguments get their own result codes and leave the client usable. */
+static void argument_demo(sf_client *client) {
+    const char bad_utf8[] = {'{', (char)0xC3, (char)0x28, '}', '\0'};
+    char *output = NULL;
+    sf_error *error = NULL;
+    sf_result result;
+
+    result = sf_merchant_payment_get(client, NULL, &output, &error);
+    if (result != SF_RESULT_NULL_ARGUMENT || output != NULL || sf_error_field(error) == NULL ||
+        strcmp(sf_error_field(error), "order_no") != 0) {
+        fprintf(stderr, "NULL must be refused (got %u)\n", (unsigned)result);
+        failures++;
+    }
+    sf_error_free(error);
+    result = sf_merchant_payment_create(client, bad_utf8, &output, &error);
+    if (result != SF_RESULT_INVALID_UTF8) {
+        fprintf(stderr, "invalid UTF-8 must be refused (got %u)\n", (unsigned)result);
+        failures++;
+    }
+    sf_error_free(error);
+    result = sf_merchant_payment_create(client, "{\"amount_minor\":", &output, &error);
+    if (result != SF_RESULT_INVALID_JSON) {
+        fprintf(stderr, "invalid JSON must be refused (got %u)\n", (unsigned)result);
+        failures++;
+    }
+    sf_error_free(error);
+    /* Client-side validation names the field and sends nothing. */
+    result = sf_other_ipu_build(
+        "{\"gd_no\":\"G1002\",\"gd_name\":\"Gift card\",\"actual_price\":100000000,"
+        "\"retail_price\":100000000,\"currency\":\"USD\",\"currency_decimals\":2,\"in_stock\":5,"
+        "\"buy_limit_num\":0,\"payment_policy\":\"allowlist\","
+        "\"other_ipu_cnf\":[\"recipient_email=Recipient email=1\"]}",
+        "{\"Recipient email\":\"a@example.com\"}", &output, &error);
+    if (result != SF_RESULT_VALIDATION || error == NULL || sf_error_description(error) != NULL) {
+        fprintf(stderr, "a label must be refused as an other_ipu key (got %u)\n", (unsigned)result);
+        failures++;
+    } else {
+        printf("refused before sending: %s (field %s; input limit %zu bytes)\n", sf_error_message(error),
+               sf_error_field(error), sf_max_input_bytes());
     }
     sf_error_free(error);
 }
@@ -321,6 +463,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     catalog_demo(client, origin);
+    merchant_demo(client, origin);
+    argument_demo(client);
     sf_client_free(client);
 
     if (failures != 0) {
