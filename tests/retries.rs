@@ -1,5 +1,7 @@
 //! Retry rules: reads retry on transient failures; 429 waits for `Retry-After` (capped); catalog
-//! order creation and payment start are never re-sent once they may have been processed.
+//! order creation and payment start are never re-sent once they may have been processed, and a
+//! processed write whose answer was lost really happened (orders exist, wallets are debited once,
+//! merchant-payment creates are repeated with the original key and give the same payment).
 
 mod common;
 
@@ -7,7 +9,10 @@ use std::time::Duration;
 
 use common::{Harness, s};
 use serde_json::json;
-use storefront::{CreateOrderRequest, Error, ErrorCode, ErrorKind, Operation, TransportKind};
+use storefront::{
+    CreateMerchantPayment, CreateOrderRequest, Error, ErrorCode, ErrorKind,
+    ListMerchantPaymentsQuery, MinorAmount, Operation, OrderStatus, PaymentStatus, TransportKind,
+};
 
 fn orders_path() -> String {
     format!("{}/openapi/v1/orders", s::API_PREFIX)
@@ -227,4 +232,251 @@ async fn malformed_and_oversized_bodies_are_typed_errors() {
         ),
         "{err:?}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processed, then the answer was lost: the sandbox's `after_handler` faults run the real
+// handler (its effects are stored) and only then delay, drop or replace the answer. These tests
+// prove the service-side half of the rules above: the write really happened.
+// ---------------------------------------------------------------------------------------------
+
+fn create_path() -> String {
+    format!("{}/openapi/v1/merchant-payments", s::API_PREFIX)
+}
+
+/// Catalog orders of `user` stored by the sandbox (read in-process: the client never saw the
+/// order number).
+fn stored_orders_of(h: &Harness, user: &str) -> Vec<String> {
+    h.sandbox
+        .shared()
+        .world()
+        .catalog
+        .orders
+        .values()
+        .filter(|o| o.user_id == user)
+        .map(|o| o.order_no.clone())
+        .collect()
+}
+
+/// Waits (yielding, bounded) until the sandbox stores `count` orders of `user`: after a client
+/// timeout the handler may still be finishing in its own task.
+async fn wait_for_stored_orders(h: &Harness, user: &str, count: usize) -> Vec<String> {
+    for _ in 0..500 {
+        let orders = stored_orders_of(h, user);
+        if orders.len() >= count {
+            return orders;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stored_orders_of(h, user)
+}
+
+/// The platform-coin wallet of a seeded user (eight-decimal fixed point).
+async fn wallet(h: &Harness, user: &str) -> i64 {
+    h.control("GET", &format!("/users/{user}"), None).await["wallet"]
+        .as_i64()
+        .expect("wallet")
+}
+
+/// Stock of a product as the catalogue reports it.
+async fn stock(h: &Harness, gd_no: &str) -> i64 {
+    let page = h
+        .client
+        .list_products(&storefront::ProductQuery {
+            gd_no: Some(gd_no.into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(page.list.len(), 1);
+    page.list[0].in_stock
+}
+
+/// Asserts an `OutcomeUnknown` for `operation` carrying the contract's advice.
+fn assert_outcome_unknown(err: &Error, operation: Operation, advice_part: &str) {
+    match err {
+        Error::OutcomeUnknown {
+            operation: op,
+            advice,
+            ..
+        } => {
+            assert_eq!(*op, operation);
+            assert!(advice.contains(advice_part), "advice: {advice}");
+        }
+        other => panic!("expected OutcomeUnknown for {operation}, got {other:?}"),
+    }
+    assert_eq!(err.kind(), ErrorKind::OutcomeUnknown);
+}
+
+/// Proves "a timeout does not prove failure" for a catalog order whose handler ran: reported
+/// as outcome unknown, sent once, and the order exists (number, stock reservation, readable by
+/// its user).
+async fn assert_lost_order_answer(h: &Harness, fault: serde_json::Value) {
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let stock_before = stock(h, s::PRODUCT_BEANS).await;
+    h.fault(fault).await;
+
+    let err = user.create_order(&beans()).await.unwrap_err();
+    assert_outcome_unknown(
+        &err,
+        Operation::CreateOrder,
+        "a timeout does not prove failure",
+    );
+    assert!(err.to_string().contains("do not re-order blindly"), "{err}");
+    assert_eq!(
+        h.requests_to("POST", &orders_path()).await.len(),
+        1,
+        "the order POST is never re-sent"
+    );
+
+    let stored = wait_for_stored_orders(h, s::USER_ALICE, 1).await;
+    assert_eq!(stored.len(), 1, "exactly one order was created: {stored:?}");
+    let order = user.get_order(&stored[0]).await.unwrap();
+    assert_eq!(order.gd_no, s::PRODUCT_BEANS);
+    assert_eq!(order.quantity, 1);
+    assert_eq!(order.status, OrderStatus::AwaitingPayment);
+    assert_eq!(stock(h, s::PRODUCT_BEANS).await, stock_before - 1);
+}
+
+/// Contract (catalog order create): "a timeout does not prove failure". The order was created,
+/// then the connection was lost before the answer: outcome unknown, sent once, order exists.
+#[tokio::test]
+async fn catalog_order_lost_answer_does_not_prove_failure_the_order_exists() {
+    let h = Harness::start().await;
+    let fault = json!({"method": "POST", "path": orders_path(),
+                       "after_handler": true, "drop_connection": true});
+    assert_lost_order_answer(&h, fault).await;
+}
+
+/// Contract (catalog order create): "a timeout does not prove failure". The order was created,
+/// then the answer came later than the attempt timeout: outcome unknown, sent once, order exists.
+#[tokio::test]
+async fn catalog_order_timed_out_answer_does_not_prove_failure_the_order_exists() {
+    let h = Harness::start_with(|c| c.with_attempt_timeout(Duration::from_millis(300))).await;
+    h.client.authenticate().await.unwrap();
+    let fault = json!({"method": "POST", "path": orders_path(),
+                       "after_handler": true, "latency_ms": 60_000});
+    assert_lost_order_answer(&h, fault).await;
+}
+
+/// Contract (payment start): "the platform-coin channel may debit the wallet during the request"
+/// and "a 200 ... does not prove payment" either way. The wallet was debited, then the answer
+/// was lost: outcome unknown with the advice to read the status, sent once, and the status and
+/// the order show it paid with the wallet debited exactly once.
+#[tokio::test]
+async fn payment_start_lost_answer_after_the_debit_is_outcome_unknown_and_paid_once() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = user.create_order(&beans()).await.unwrap();
+    let path = format!("{}/{}/payment", orders_path(), order.order_no);
+    let wallet_before = wallet(&h, s::USER_ALICE).await;
+    h.fault(json!({"method": "POST", "path": path,
+                   "after_handler": true, "drop_connection": true}))
+        .await;
+
+    let err = user
+        .start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
+        .await
+        .unwrap_err();
+    assert_outcome_unknown(&err, Operation::StartPayment, "read the payment status");
+    assert_eq!(
+        h.requests_to("POST", &path).await.len(),
+        1,
+        "payment start is never re-sent"
+    );
+
+    assert_eq!(
+        user.payment_status(&order.order_no).await.unwrap(),
+        PaymentStatus::Paid
+    );
+    let read = user.get_order(&order.order_no).await.unwrap();
+    assert!(
+        matches!(
+            read.status,
+            OrderStatus::PaidProcessing | OrderStatus::Completed
+        ),
+        "{:?}",
+        read.status
+    );
+    let debited = wallet_before - wallet(&h, s::USER_ALICE).await;
+    assert!(read.payment_pay_amount.raw() > 0);
+    assert_eq!(
+        debited,
+        read.payment_pay_amount.raw(),
+        "the wallet was debited exactly once"
+    );
+}
+
+/// Proves "retry with the original key and parameters" for a merchant-payment create whose
+/// first attempt was processed and whose answer was then lost or replaced: the SDK re-sent a
+/// byte-identical body (same idempotency key), the repeat answered 201 with the payment the first
+/// attempt created, and the sandbox holds exactly one payment for the reference.
+async fn assert_create_retried_with_original_key(
+    h: &Harness,
+    reference: &str,
+    fault: serde_json::Value,
+) {
+    h.client.authenticate().await.unwrap();
+    h.fault(fault).await;
+    let req = CreateMerchantPayment::new(
+        reference,
+        MinorAmount::parse_decimal("7.25", 2).unwrap(),
+        "USD",
+    );
+    let created = h.client.create_merchant_payment(&req).await.unwrap();
+    assert_eq!(created.idempotency_key, req.idempotency_key());
+
+    let listed = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(reference))
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1, "exactly one payment for the reference");
+    assert_eq!(
+        listed[0].order_no, created.payment.order_no,
+        "the repeat returned the payment the first attempt created"
+    );
+    let posts = h.requests_to("POST", &create_path()).await;
+    assert_eq!(
+        posts.len(),
+        2,
+        "processed and lost once, then re-sent once: {posts:?}"
+    );
+    assert_eq!(posts[1]["status"], 201, "the repeat is answered 201");
+    let first = posts[0]["body"].as_str().expect("first body");
+    let second = posts[1]["body"].as_str().expect("second body");
+    assert_eq!(first, second, "the retry sends identical parameters");
+    let sent: serde_json::Value = serde_json::from_str(first).unwrap();
+    assert_eq!(sent["idempotency_key"], req.idempotency_key());
+}
+
+/// Contract (merchant-payment create): "On a timeout, retry with the original key and
+/// parameters; do not use a new key". First attempt processed, connection then lost.
+#[tokio::test]
+async fn create_processed_then_connection_lost_is_retried_with_the_original_key() {
+    let h = Harness::start().await;
+    let fault = json!({"method": "POST", "path": create_path(),
+                       "after_handler": true, "drop_connection": true});
+    assert_create_retried_with_original_key(&h, "order-lost-1", fault).await;
+}
+
+/// Contract (merchant-payment create): "On a timeout, retry with the original key and
+/// parameters; do not use a new key". First attempt processed, its answer later than the
+/// attempt timeout.
+#[tokio::test]
+async fn create_processed_then_timed_out_is_retried_with_the_original_key() {
+    let h = Harness::start_with(|c| c.with_attempt_timeout(Duration::from_millis(400))).await;
+    let fault = json!({"method": "POST", "path": create_path(),
+                       "after_handler": true, "latency_ms": 60_000});
+    assert_create_retried_with_original_key(&h, "order-late-1", fault).await;
+}
+
+/// Contract (Errors, 500 `server_error`): "reuse the original idempotency key for writes". First
+/// attempt processed, its answer replaced by a 500: retried with the same key, same payment.
+#[tokio::test]
+async fn create_processed_then_server_error_is_retried_with_the_original_key() {
+    let h = Harness::start().await;
+    let fault = json!({"method": "POST", "path": create_path(),
+                       "after_handler": true, "status": 500});
+    assert_create_retried_with_original_key(&h, "order-5xx-1", fault).await;
 }
