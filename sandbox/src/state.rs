@@ -51,8 +51,8 @@ impl Shared {
     }
 }
 
-/// All stored data of the simulated service.
-#[derive(Debug)]
+/// All stored data of the simulated service. Its `Debug` shows counts only: it holds secrets
+/// and tokens.
 pub struct World {
     /// Merchants by merchant number.
     pub merchants: BTreeMap<String, Merchant>,
@@ -98,7 +98,7 @@ pub struct Merchant {
 }
 
 /// The merchant-center default notification address and its signing secret.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct NotifyDefault {
     /// Public HTTPS address (loopback allowed in the sandbox).
     pub url: String,
@@ -109,7 +109,7 @@ pub struct NotifyDefault {
 }
 
 /// An OAuth client registered with the service.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct OAuthClient {
     /// Client id.
     pub client_id: String,
@@ -119,6 +119,39 @@ pub struct OAuthClient {
     pub merchant_no: Option<String>,
     /// Scopes the client is approved for.
     pub approved_scopes: Vec<String>,
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("merchants", &self.merchants.len())
+            .field("clients", &self.clients.len())
+            .field("users", &self.users.len())
+            .field("tokens", &self.tokens.len())
+            .field("channels", &self.channels.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for NotifyDefault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NotifyDefault")
+            .field("url", &self.url)
+            .field("secret", &"[REDACTED]")
+            .field("enabled", &self.enabled)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthClient")
+            .field("client_id", &self.client_id)
+            .field("secret", &self.secret.as_ref().map(|_| "[REDACTED]"))
+            .field("merchant_no", &self.merchant_no)
+            .field("approved_scopes", &self.approved_scopes)
+            .finish()
+    }
 }
 
 /// A buyer of the platform.
@@ -401,5 +434,33 @@ fn client(
         secret: secret.map(str::to_owned),
         merchant_no: merchant_no.map(str::to_owned),
         approved_scopes: scopes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Secrets never appear in Debug output: a seeded client secret, a notification secret.
+    #[test]
+    fn debug_output_redacts_client_and_notification_secrets() {
+        let mut world = World::seeded();
+        world
+            .merchants
+            .get_mut(seed::MERCHANT_NO)
+            .unwrap()
+            .notify_default = Some(NotifyDefault {
+            url: "https://example.test/hook".into(),
+            secret: "a-notification-secret-of-32-bytes!".into(),
+            enabled: true,
+        });
+        let text = format!(
+            "{world:?} {:?} {:?}",
+            world.clients[seed::MERCHANT_CLIENT_ID],
+            world.merchants[seed::MERCHANT_NO].notify_default
+        );
+        assert!(!text.contains(seed::MERCHANT_CLIENT_SECRET), "{text}");
+        assert!(!text.contains("a-notification-secret"), "{text}");
+        assert!(text.contains("[REDACTED]"));
     }
 }
