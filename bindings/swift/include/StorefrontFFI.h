@@ -318,6 +318,11 @@ uint64_t uniffi_storefront_fn_method_client_list_products(uint64_t ptr, RustBuff
 uint64_t uniffi_storefront_fn_method_client_merchant_profile(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_PRODUCT_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_PRODUCT_CURSOR
+uint64_t uniffi_storefront_fn_method_client_product_cursor(uint64_t ptr, RustBuffer query, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_RETRY_NOTIFICATION
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_RETRY_NOTIFICATION
 uint64_t uniffi_storefront_fn_method_client_retry_notification(uint64_t ptr, RustBuffer order_no, RustBuffer event_id
@@ -373,6 +378,11 @@ uint64_t uniffi_storefront_fn_method_usersession_merchant_profile(uint64_t ptr
 uint64_t uniffi_storefront_fn_method_usersession_payment_status(uint64_t ptr, RustBuffer order_no
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_PRODUCT_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_PRODUCT_CURSOR
+uint64_t uniffi_storefront_fn_method_usersession_product_cursor(uint64_t ptr, RustBuffer query, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_START_PAYMENT
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_START_PAYMENT
 uint64_t uniffi_storefront_fn_method_usersession_start_payment(uint64_t ptr, RustBuffer order_no, RustBuffer payment_no
@@ -386,6 +396,21 @@ uint64_t uniffi_storefront_fn_method_usersession_userinfo(uint64_t ptr
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_WAIT_FOR_PAYMENT
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_USERSESSION_WAIT_FOR_PAYMENT
 uint64_t uniffi_storefront_fn_method_usersession_wait_for_payment(uint64_t ptr, RustBuffer order_no, int64_t interval_ms, int64_t timeout_ms
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_PRODUCTCURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_PRODUCTCURSOR
+uint64_t uniffi_storefront_fn_clone_productcursor(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_PRODUCTCURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_PRODUCTCURSOR
+void uniffi_storefront_fn_free_productcursor(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_PRODUCTCURSOR_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_PRODUCTCURSOR_NEXT
+uint64_t uniffi_storefront_fn_method_productcursor_next(uint64_t ptr
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_SECRET
@@ -939,6 +964,12 @@ uint16_t uniffi_storefront_checksum_method_client_merchant_profile(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_PRODUCT_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_PRODUCT_CURSOR
+uint16_t uniffi_storefront_checksum_method_client_product_cursor(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_RETRY_NOTIFICATION
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_RETRY_NOTIFICATION
 uint16_t uniffi_storefront_checksum_method_client_retry_notification(void
@@ -993,6 +1024,12 @@ uint16_t uniffi_storefront_checksum_method_usersession_payment_status(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_PRODUCT_CURSOR
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_PRODUCT_CURSOR
+uint16_t uniffi_storefront_checksum_method_usersession_product_cursor(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_START_PAYMENT
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_START_PAYMENT
 uint16_t uniffi_storefront_checksum_method_usersession_start_payment(void
@@ -1008,6 +1045,12 @@ uint16_t uniffi_storefront_checksum_method_usersession_userinfo(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_WAIT_FOR_PAYMENT
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_WAIT_FOR_PAYMENT
 uint16_t uniffi_storefront_checksum_method_usersession_wait_for_payment(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_PRODUCTCURSOR_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_PRODUCTCURSOR_NEXT
+uint16_t uniffi_storefront_checksum_method_productcursor_next(void
     
 );
 #endif

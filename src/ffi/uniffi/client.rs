@@ -24,6 +24,7 @@ use super::collection::{
     ListMerchantPaymentsQuery, MerchantPayment, PaymentChannel,
 };
 use super::config::ClientConfig;
+use super::cursor::ProductCursor;
 use super::error::{Result, invalid};
 use super::secret::Secret;
 use super::token::{ForeignProvider, UserTokenProvider};
@@ -97,6 +98,14 @@ impl Client {
     /// `GET /openapi/v1/products`: one page, with the client token.
     pub async fn list_products(&self, query: ProductQuery) -> Result<ProductPage> {
         Ok(self.inner.list_products(&query.into_core()?).await?.into())
+    }
+
+    /// Products over all pages from `query.page`, with the client token, read page by page
+    /// as they are consumed (Kotlin: `client.products(query)` is a `Flow`).
+    pub fn product_cursor(&self, query: ProductQuery) -> Result<Arc<ProductCursor>> {
+        Ok(Arc::new(ProductCursor::new(
+            self.inner.products_stream(query.into_core()?),
+        )))
     }
 
     /// Every product over all pages from `query.page`, with the client token.
@@ -194,6 +203,14 @@ impl UserSession {
     /// `GET /openapi/v1/products`: one page, with the user's token.
     pub async fn list_products(&self, query: ProductQuery) -> Result<ProductPage> {
         Ok(self.inner.list_products(&query.into_core()?).await?.into())
+    }
+
+    /// Products over all pages from `query.page`, with the user's token, read page by page as
+    /// they are consumed (Kotlin: `session.products(query)` is a `Flow`).
+    pub fn product_cursor(&self, query: ProductQuery) -> Result<Arc<ProductCursor>> {
+        Ok(Arc::new(ProductCursor::new(
+            self.inner.products_stream(query.into_core()?),
+        )))
     }
 
     /// Every product over all pages from `query.page`, with the user's token.

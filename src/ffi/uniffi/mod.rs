@@ -11,6 +11,7 @@ mod catalog;
 mod client;
 mod collection;
 mod config;
+mod cursor;
 mod error;
 mod ints;
 #[cfg(test)]

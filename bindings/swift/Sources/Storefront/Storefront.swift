@@ -649,6 +649,12 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func merchantProfile() async throws  -> MerchantProfile
     
     /**
+     * Products over all pages from `query.page`, with the client token, read page by page
+     * as they are consumed (Kotlin: `client.products(query)` is a `Flow`).
+     */
+    func productCursor(query: ProductQuery) throws  -> ProductCursor
+    
+    /**
      * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
      * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
      */
@@ -916,6 +922,20 @@ open func merchantProfile()async throws  -> MerchantProfile  {
 }
     
     /**
+     * Products over all pages from `query.page`, with the client token, read page by page
+     * as they are consumed (Kotlin: `client.products(query)` is a `Flow`).
+     */
+open func productCursor(query: ProductQuery)throws  -> ProductCursor  {
+    return try  FfiConverterTypeProductCursor_lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_client_product_cursor(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeProductQuery_lower(query),uniffiCallStatus
+    )
+})
+}
+    
+    /**
      * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
      * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
      */
@@ -1006,6 +1026,144 @@ public func FfiConverterTypeClient_lift(_ handle: UInt64) throws -> Client {
 #endif
 public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
     return FfiConverterTypeClient.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Reads products page by page as they are consumed.
+ */
+public protocol ProductCursorProtocol: AnyObject, Sendable {
+    
+    /**
+     * The next product, fetching the next page when needed; null after the last one. A failed
+     * page read is returned as the error (reads are retried by the SDK first).
+     */
+    func next() async throws  -> Product?
+    
+}
+/**
+ * Reads products page by page as they are consumed.
+ */
+open class ProductCursor: ProductCursorProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_productcursor(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_productcursor(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The next product, fetching the next page when needed; null after the last one. A failed
+     * page read is returned as the error (reads are retried by the SDK first).
+     */
+open func next()async throws  -> Product?  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_productcursor_next(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionTypeProduct.lift,
+            errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeProductCursor: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ProductCursor
+
+    public static func lift(_ handle: UInt64) throws -> ProductCursor {
+        return ProductCursor(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ProductCursor) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ProductCursor {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ProductCursor, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProductCursor_lift(_ handle: UInt64) throws -> ProductCursor {
+    return try FfiConverterTypeProductCursor.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeProductCursor_lower(_ value: ProductCursor) -> UInt64 {
+    return FfiConverterTypeProductCursor.lower(value)
 }
 
 
@@ -1364,6 +1522,12 @@ public protocol UserSessionProtocol: AnyObject, Sendable {
     func paymentStatus(orderNo: String) async throws  -> PaymentStatus
     
     /**
+     * Products over all pages from `query.page`, with the user's token, read page by page as
+     * they are consumed (Kotlin: `session.products(query)` is a `Flow`).
+     */
+    func productCursor(query: ProductQuery) throws  -> ProductCursor
+    
+    /**
      * `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform
      * coin may debit the wallet during the request); never re-sent once it may have been
      * processed. A 200 does not prove payment.
@@ -1555,6 +1719,20 @@ open func paymentStatus(orderNo: String)async throws  -> PaymentStatus  {
             liftFunc: FfiConverterTypePaymentStatus_lift,
             errorHandler: FfiConverterTypeStorefrontError_lift
         )
+}
+    
+    /**
+     * Products over all pages from `query.page`, with the user's token, read page by page as
+     * they are consumed (Kotlin: `session.products(query)` is a `Flow`).
+     */
+open func productCursor(query: ProductQuery)throws  -> ProductCursor  {
+    return try  FfiConverterTypeProductCursor_lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_usersession_product_cursor(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeProductQuery_lower(query),uniffiCallStatus
+    )
+})
 }
     
     /**
@@ -6865,6 +7043,30 @@ fileprivate struct FfiConverterOptionTypeSecret: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeProduct: FfiConverterRustBuffer {
+    typealias SwiftType = Product?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeProduct.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeProduct.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeRetryPolicy: FfiConverterRustBuffer {
     typealias SwiftType = RetryPolicy?
 
@@ -7733,6 +7935,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_client_merchant_profile() != 59830) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_method_client_product_cursor() != 58805) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_storefront_checksum_method_client_retry_notification() != 42096) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -7760,6 +7965,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_usersession_payment_status() != 17146) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_method_usersession_product_cursor() != 54815) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_storefront_checksum_method_usersession_start_payment() != 42935) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -7767,6 +7975,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_usersession_wait_for_payment() != 4601) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_productcursor_next() != 55681) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_secret_byte_len() != 65496) {

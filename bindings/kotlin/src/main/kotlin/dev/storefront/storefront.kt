@@ -747,6 +747,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_method_client_merchant_profile(
     ): Int
+    external fun uniffi_storefront_checksum_method_client_product_cursor(
+    ): Int
     external fun uniffi_storefront_checksum_method_client_retry_notification(
     ): Int
     external fun uniffi_storefront_checksum_method_client_user_session(
@@ -765,11 +767,15 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_method_usersession_payment_status(
     ): Int
+    external fun uniffi_storefront_checksum_method_usersession_product_cursor(
+    ): Int
     external fun uniffi_storefront_checksum_method_usersession_start_payment(
     ): Int
     external fun uniffi_storefront_checksum_method_usersession_userinfo(
     ): Int
     external fun uniffi_storefront_checksum_method_usersession_wait_for_payment(
+    ): Int
+    external fun uniffi_storefront_checksum_method_productcursor_next(
     ): Int
     external fun uniffi_storefront_checksum_method_secret_byte_len(
     ): Int
@@ -836,6 +842,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_storefront_fn_method_client_merchant_profile(`ptr`: Long,
     ): Long
+    external fun uniffi_storefront_fn_method_client_product_cursor(`ptr`: Long,`query`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_storefront_fn_method_client_retry_notification(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`eventId`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_storefront_fn_method_client_user_session(`ptr`: Long,`token`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -858,11 +866,19 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_storefront_fn_method_usersession_payment_status(`ptr`: Long,`orderNo`: RustBuffer.ByValue,
     ): Long
+    external fun uniffi_storefront_fn_method_usersession_product_cursor(`ptr`: Long,`query`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_storefront_fn_method_usersession_start_payment(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`paymentNo`: RustBuffer.ByValue,
     ): Long
     external fun uniffi_storefront_fn_method_usersession_userinfo(`ptr`: Long,
     ): Long
     external fun uniffi_storefront_fn_method_usersession_wait_for_payment(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`intervalMs`: Long,`timeoutMs`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_clone_productcursor(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_productcursor(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_method_productcursor_next(`ptr`: Long,
     ): Long
     external fun uniffi_storefront_fn_clone_secret(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1111,6 +1127,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_client_merchant_profile() and 0xFFFF) != 59830) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_storefront_checksum_method_client_product_cursor() and 0xFFFF) != 58805) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_storefront_checksum_method_client_retry_notification() and 0xFFFF) != 42096) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1138,6 +1157,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_usersession_payment_status() and 0xFFFF) != 17146) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_storefront_checksum_method_usersession_product_cursor() and 0xFFFF) != 54815) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_storefront_checksum_method_usersession_start_payment() and 0xFFFF) != 42935) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1145,6 +1167,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_usersession_wait_for_payment() and 0xFFFF) != 4601) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_productcursor_next() and 0xFFFF) != 55681) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_secret_byte_len() and 0xFFFF) != 65496) {
@@ -1793,6 +1818,12 @@ public interface ClientInterface {
     suspend fun `merchantProfile`(): MerchantProfile
     
     /**
+     * Products over all pages from `query.page`, with the client token, read page by page
+     * as they are consumed (Kotlin: `client.products(query)` is a `Flow`).
+     */
+    fun `productCursor`(`query`: ProductQuery): ProductCursor
+    
+    /**
      * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
      * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
      */
@@ -2163,6 +2194,25 @@ open class Client: Disposable, AutoCloseable, ClientInterface
 
     
     /**
+     * Products over all pages from `query.page`, with the client token, read page by page
+     * as they are consumed (Kotlin: `client.products(query)` is a `Flow`).
+     */
+    @Throws(StorefrontException::class)override fun `productCursor`(`query`: ProductQuery): ProductCursor {
+            return FfiConverterTypeProductCursor.lift(
+    callWithHandle {
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_method_client_product_cursor(
+        it,
+        
+        FfiConverterTypeProductQuery.lower(`query`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
      * `POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry`:
      * re-queues a notification whose automatic attempts are exhausted. Returns `accepted`.
      */
@@ -2258,6 +2308,283 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
     override fun allocationSize(value: Client) = 8UL
 
     override fun write(value: Client, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Reads products page by page as they are consumed.
+ */
+public interface ProductCursorInterface {
+    
+    /**
+     * The next product, fetching the next page when needed; null after the last one. A failed
+     * page read is returned as the error (reads are retried by the SDK first).
+     */
+    suspend fun `next`(): Product?
+    
+    companion object
+}
+
+/**
+ * Reads products page by page as they are consumed.
+ */
+open class ProductCursor: Disposable, AutoCloseable, ProductCursorInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_productcursor(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_productcursor(handle, status)
+        }
+    }
+
+    
+    /**
+     * The next product, fetching the next page when needed; null after the last one. A failed
+     * page read is returned as the error (reads are retried by the SDK first).
+     */
+    @Throws(StorefrontException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `next`() : Product? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_productcursor_next(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalTypeProduct.lift(it) },
+        // Error FFI converter
+        StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeProductCursor: FfiConverter<ProductCursor, Long> {
+    override fun lower(value: ProductCursor): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): ProductCursor {
+        return ProductCursor(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): ProductCursor {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ProductCursor) = 8UL
+
+    override fun write(value: ProductCursor, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -2990,6 +3317,12 @@ public interface UserSessionInterface {
     suspend fun `paymentStatus`(`orderNo`: kotlin.String): PaymentStatus
     
     /**
+     * Products over all pages from `query.page`, with the user's token, read page by page as
+     * they are consumed (Kotlin: `session.products(query)` is a `Flow`).
+     */
+    fun `productCursor`(`query`: ProductQuery): ProductCursor
+    
+    /**
      * `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform
      * coin may debit the wallet during the request); never re-sent once it may have been
      * processed. A 200 does not prove payment.
@@ -3267,6 +3600,25 @@ open class UserSession: Disposable, AutoCloseable, UserSessionInterface
         StorefrontException.ErrorHandler,
     )
     }
+
+    
+    /**
+     * Products over all pages from `query.page`, with the user's token, read page by page as
+     * they are consumed (Kotlin: `session.products(query)` is a `Flow`).
+     */
+    @Throws(StorefrontException::class)override fun `productCursor`(`query`: ProductQuery): ProductCursor {
+            return FfiConverterTypeProductCursor.lift(
+    callWithHandle {
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_method_usersession_product_cursor(
+        it,
+        
+        FfiConverterTypeProductQuery.lower(`query`),_status)
+}
+    }
+    )
+    }
+    
 
     
     /**
@@ -8800,6 +9152,38 @@ public object FfiConverterOptionalTypeSecret: FfiConverterRustBuffer<Secret?> {
         } else {
             buf.put(1)
             FfiConverterTypeSecret.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeProduct: FfiConverterRustBuffer<Product?> {
+    override fun read(buf: ByteBuffer): Product? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeProduct.read(buf)
+    }
+
+    override fun allocationSize(value: Product?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeProduct.allocationSize(value)
+        }
+    }
+
+    override fun write(value: Product?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeProduct.write(value, buf)
         }
     }
 }

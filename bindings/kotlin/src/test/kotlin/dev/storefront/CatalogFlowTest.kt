@@ -1,6 +1,8 @@
 package dev.storefront
 
 import kotlinx.coroutines.async
+import kotlinx.coroutines.flow.take
+import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotNull
@@ -22,6 +24,9 @@ class CatalogFlowTest {
         assertEquals("USD", beans.currency)
         assertEquals(12_5000_0000L, beans.actualPrice)
         assertEquals("12.50", formatFixedPoint8(beans.actualPrice, 2))
+        // The Flow reads the same products page by page, and stops reading when the collector stops.
+        assertEquals(all.map { it.gdNo }, client.products().toList().map { it.gdNo })
+        assertEquals(all.take(3).map { it.gdNo }, client.products().take(3).toList().map { it.gdNo })
         val page = client.listProducts(ProductQuery(page = 2))
         assertEquals(25L, page.total)
         assertEquals(5, page.list.size)

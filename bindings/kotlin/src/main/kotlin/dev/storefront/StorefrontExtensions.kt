@@ -1,5 +1,8 @@
 package dev.storefront
 
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+
 /**
  * Builds [Client]s with the platform setup they need, so that setup cannot be forgotten.
  *
@@ -52,4 +55,17 @@ object AndroidPlatformVerifier {
         check(nativeInit(application)) { "rustls platform verifier initialisation failed" }
         initialised = true
     }
+}
+
+/**
+ * Every product over all pages from [query]'s page, as a cold [Flow]: each collection starts a
+ * new read, and pages are fetched as the collector consumes products (client token).
+ */
+fun Client.products(query: ProductQuery = ProductQuery()): Flow<Product> = flow {
+    productCursor(query).use { cursor -> while (true) emit(cursor.next() ?: break) }
+}
+
+/** [Client.products] with the user's token. */
+fun UserSession.products(query: ProductQuery = ProductQuery()): Flow<Product> = flow {
+    productCursor(query).use { cursor -> while (true) emit(cursor.next() ?: break) }
 }
