@@ -106,7 +106,7 @@ class TransportError(StorefrontError):
     """The service could not be reached or the exchange broke."""
 
 
-class TimeoutError(TransportError):  # noqa: A001 - mirrors the SDK's name
+class RequestTimeoutError(TransportError):
     """An attempt timed out."""
 
 
@@ -179,7 +179,7 @@ RESULT_CLASSES: Dict[int, Type[StorefrontError]] = {
     101: ProviderResultPendingError,
     102: OutcomeUnknownError,
     200: TransportError,
-    201: TimeoutError,
+    201: RequestTimeoutError,
     202: TlsError,
     203: TransportError,
     204: TransportError,
