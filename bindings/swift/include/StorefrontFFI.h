@@ -569,6 +569,11 @@ int64_t uniffi_storefront_fn_func_parse_amount_minor(RustBuffer text, int32_t cu
 int64_t uniffi_storefront_fn_func_parse_fixed_point8(RustBuffer text, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_OPERATION_INFO
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_OPERATION_INFO
+RustBuffer uniffi_storefront_fn_func_operation_info(RustBuffer operation, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_CHECK_NOTIFICATION
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_CHECK_NOTIFICATION
 void uniffi_storefront_fn_func_check_notification(RustBuffer expectation, RustBuffer data, RustCallStatus *_Nonnull out_status
@@ -889,6 +894,12 @@ uint16_t uniffi_storefront_checksum_func_parse_amount_minor(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_PARSE_FIXED_POINT8
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_PARSE_FIXED_POINT8
 uint16_t uniffi_storefront_checksum_func_parse_fixed_point8(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_OPERATION_INFO
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_OPERATION_INFO
+uint16_t uniffi_storefront_checksum_func_operation_info(void
     
 );
 #endif

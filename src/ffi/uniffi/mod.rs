@@ -17,6 +17,7 @@ mod ints;
 #[cfg(test)]
 mod lint;
 mod money;
+mod operation;
 mod secret;
 mod token;
 mod types;

@@ -3930,6 +3930,107 @@ public func FfiConverterTypeNotificationData_lower(_ value: NotificationData) ->
 
 
 /**
+ * What the contract says about one operation.
+ */
+public struct OperationInfo: Equatable, Hashable {
+    /**
+     * HTTP method.
+     */
+    public var method: String
+    /**
+     * Path template (`/openapi/v1/orders/{order_no}`).
+     */
+    public var pathTemplate: String
+    /**
+     * The scope it needs.
+     */
+    public var scope: String
+    /**
+     * The token subject it needs.
+     */
+    public var tokenSubject: TokenSubject
+    /**
+     * Whether the SDK re-sends it after a failure (false for order creation and payment
+     * start, which are reported as outcome unknown instead).
+     */
+    public var resentOnFailure: Bool
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * HTTP method.
+         */method: String, 
+        /**
+         * Path template (`/openapi/v1/orders/{order_no}`).
+         */pathTemplate: String, 
+        /**
+         * The scope it needs.
+         */scope: String, 
+        /**
+         * The token subject it needs.
+         */tokenSubject: TokenSubject, 
+        /**
+         * Whether the SDK re-sends it after a failure (false for order creation and payment
+         * start, which are reported as outcome unknown instead).
+         */resentOnFailure: Bool) {
+        self.method = method
+        self.pathTemplate = pathTemplate
+        self.scope = scope
+        self.tokenSubject = tokenSubject
+        self.resentOnFailure = resentOnFailure
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension OperationInfo: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOperationInfo: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> OperationInfo {
+        return
+            try OperationInfo(
+                method: FfiConverterString.read(from: &buf), 
+                pathTemplate: FfiConverterString.read(from: &buf), 
+                scope: FfiConverterString.read(from: &buf), 
+                tokenSubject: FfiConverterTypeTokenSubject.read(from: &buf), 
+                resentOnFailure: FfiConverterBool.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: OperationInfo, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.method, into: &buf)
+        FfiConverterString.write(value.pathTemplate, into: &buf)
+        FfiConverterString.write(value.scope, into: &buf)
+        FfiConverterTypeTokenSubject.write(value.tokenSubject, into: &buf)
+        FfiConverterBool.write(value.resentOnFailure, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperationInfo_lift(_ buf: RustBuffer) throws -> OperationInfo {
+    return try FfiConverterTypeOperationInfo.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperationInfo_lower(_ value: OperationInfo) -> RustBuffer {
+    return FfiConverterTypeOperationInfo.lower(value)
+}
+
+
+/**
  * One entry of a product's `other_ipu_cnf`: the JSON key, its display label, and whether it
  * is required.
  */
@@ -5817,6 +5918,201 @@ public func FfiConverterTypeMerchantPaymentStatus_lower(_ value: MerchantPayment
 
 
 /**
+ * Every operation of the contract (the endpoint index plus the token request).
+ */
+
+public enum Operation: Equatable, Hashable {
+    
+    /**
+     * POST {token_endpoint} (client credentials).
+     */
+    case token
+    /**
+     * GET {userinfo_endpoint}.
+     */
+    case userInfo
+    /**
+     * GET /openapi/v1/merchant.
+     */
+    case merchantProfile
+    /**
+     * GET /openapi/v1/products.
+     */
+    case listProducts
+    /**
+     * POST /openapi/v1/orders.
+     */
+    case createOrder
+    /**
+     * GET /openapi/v1/orders/{order_no}.
+     */
+    case getOrder
+    /**
+     * POST /openapi/v1/orders/{order_no}/payment.
+     */
+    case startPayment
+    /**
+     * GET /openapi/v1/orders/{order_no}/payment.
+     */
+    case paymentStatus
+    /**
+     * GET /openapi/v1/merchant-payment-channels.
+     */
+    case listChannels
+    /**
+     * POST /openapi/v1/merchant-payments.
+     */
+    case createMerchantPayment
+    /**
+     * GET /openapi/v1/merchant-payments/{order_no}.
+     */
+    case getMerchantPayment
+    /**
+     * GET /openapi/v1/merchant-payments.
+     */
+    case listMerchantPayments
+    /**
+     * GET /openapi/v1/merchant-payments/{order_no}/notifications.
+     */
+    case listNotifications
+    /**
+     * POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry.
+     */
+    case retryNotification
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension Operation: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeOperation: FfiConverterRustBuffer {
+    typealias SwiftType = Operation
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Operation {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .token
+        
+        case 2: return .userInfo
+        
+        case 3: return .merchantProfile
+        
+        case 4: return .listProducts
+        
+        case 5: return .createOrder
+        
+        case 6: return .getOrder
+        
+        case 7: return .startPayment
+        
+        case 8: return .paymentStatus
+        
+        case 9: return .listChannels
+        
+        case 10: return .createMerchantPayment
+        
+        case 11: return .getMerchantPayment
+        
+        case 12: return .listMerchantPayments
+        
+        case 13: return .listNotifications
+        
+        case 14: return .retryNotification
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: Operation, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .token:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .userInfo:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .merchantProfile:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .listProducts:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .createOrder:
+            writeInt(&buf, Int32(5))
+        
+        
+        case .getOrder:
+            writeInt(&buf, Int32(6))
+        
+        
+        case .startPayment:
+            writeInt(&buf, Int32(7))
+        
+        
+        case .paymentStatus:
+            writeInt(&buf, Int32(8))
+        
+        
+        case .listChannels:
+            writeInt(&buf, Int32(9))
+        
+        
+        case .createMerchantPayment:
+            writeInt(&buf, Int32(10))
+        
+        
+        case .getMerchantPayment:
+            writeInt(&buf, Int32(11))
+        
+        
+        case .listMerchantPayments:
+            writeInt(&buf, Int32(12))
+        
+        
+        case .listNotifications:
+            writeInt(&buf, Int32(13))
+        
+        
+        case .retryNotification:
+            writeInt(&buf, Int32(14))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperation_lift(_ buf: RustBuffer) throws -> Operation {
+    return try FfiConverterTypeOperation.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeOperation_lower(_ value: Operation) -> RustBuffer {
+    return FfiConverterTypeOperation.lower(value)
+}
+
+
+
+/**
  * Catalog order `status`: 0 awaiting payment, 1 paid and being processed, 2 cancelled,
  * 3 completed. Not the payment status.
  */
@@ -6493,6 +6789,91 @@ public func FfiConverterTypeStorefrontError_lift(_ buf: RustBuffer) throws -> St
 public func FfiConverterTypeStorefrontError_lower(_ value: StorefrontError) -> RustBuffer {
     return FfiConverterTypeStorefrontError.lower(value)
 }
+
+
+/**
+ * Which kind of access token an operation needs.
+ */
+
+public enum TokenSubject: Equatable, Hashable {
+    
+    /**
+     * A user-authorized token only.
+     */
+    case user
+    /**
+     * A client-credentials token only.
+     */
+    case client
+    /**
+     * Either.
+     */
+    case userOrClient
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension TokenSubject: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeTokenSubject: FfiConverterRustBuffer {
+    typealias SwiftType = TokenSubject
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> TokenSubject {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .user
+        
+        case 2: return .client
+        
+        case 3: return .userOrClient
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: TokenSubject, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .user:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .client:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .userOrClient:
+            writeInt(&buf, Int32(3))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenSubject_lift(_ buf: RustBuffer) throws -> TokenSubject {
+    return try FfiConverterTypeTokenSubject.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeTokenSubject_lower(_ value: TokenSubject) -> RustBuffer {
+    return FfiConverterTypeTokenSubject.lower(value)
+}
+
 
 
 /**
@@ -7824,6 +8205,17 @@ public func parseFixedPoint8(text: String)throws  -> Int64  {
 })
 }
 /**
+ * The contract's requirements for `operation` (token subject, scope, method, path, re-send).
+ */
+public func operationInfo(operation: Operation) -> OperationInfo  {
+    return try!  FfiConverterTypeOperationInfo_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_operation_info(
+        FfiConverterTypeOperation_lower(operation),uniffiCallStatus
+    )
+})
+}
+/**
  * Checks a verified notification's snapshot against the merchant's expectation (reference,
  * amount, currency, `test_mode`).
  */
@@ -7897,6 +8289,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_parse_fixed_point8() != 7420) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_operation_info() != 16512) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_check_notification() != 61939) {

@@ -723,6 +723,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_func_parse_fixed_point8(
     ): Int
+    external fun uniffi_storefront_checksum_func_operation_info(
+    ): Int
     external fun uniffi_storefront_checksum_func_check_notification(
     ): Int
     external fun uniffi_storefront_checksum_func_check_payment(
@@ -942,6 +944,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_storefront_fn_func_parse_fixed_point8(`text`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_storefront_fn_func_operation_info(`operation`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_check_notification(`expectation`: RustBuffer.ByValue,`data`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_storefront_fn_func_check_payment(`expectation`: RustBuffer.ByValue,`payment`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1089,6 +1093,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_parse_fixed_point8() and 0xFFFF) != 7420) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_operation_info() and 0xFFFF) != 16512) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_check_notification() and 0xFFFF) != 61939) {
@@ -5726,6 +5733,78 @@ public object FfiConverterTypeNotificationData: FfiConverterRustBuffer<Notificat
 
 
 /**
+ * What the contract says about one operation.
+ */
+data class OperationInfo (
+    /**
+     * HTTP method.
+     */
+    var `method`: kotlin.String
+    , 
+    /**
+     * Path template (`/openapi/v1/orders/{order_no}`).
+     */
+    var `pathTemplate`: kotlin.String
+    , 
+    /**
+     * The scope it needs.
+     */
+    var `scope`: kotlin.String
+    , 
+    /**
+     * The token subject it needs.
+     */
+    var `tokenSubject`: TokenSubject
+    , 
+    /**
+     * Whether the SDK re-sends it after a failure (false for order creation and payment
+     * start, which are reported as outcome unknown instead).
+     */
+    var `resentOnFailure`: kotlin.Boolean
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOperationInfo: FfiConverterRustBuffer<OperationInfo> {
+    override fun read(buf: ByteBuffer): OperationInfo {
+        return OperationInfo(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterTypeTokenSubject.read(buf),
+            FfiConverterBoolean.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: OperationInfo) = (
+            FfiConverterString.allocationSize(value.`method`) +
+            FfiConverterString.allocationSize(value.`pathTemplate`) +
+            FfiConverterString.allocationSize(value.`scope`) +
+            FfiConverterTypeTokenSubject.allocationSize(value.`tokenSubject`) +
+            FfiConverterBoolean.allocationSize(value.`resentOnFailure`)
+    )
+
+    override fun write(value: OperationInfo, buf: ByteBuffer) {
+            FfiConverterString.write(value.`method`, buf)
+            FfiConverterString.write(value.`pathTemplate`, buf)
+            FfiConverterString.write(value.`scope`, buf)
+            FfiConverterTypeTokenSubject.write(value.`tokenSubject`, buf)
+            FfiConverterBoolean.write(value.`resentOnFailure`, buf)
+    }
+}
+
+
+
+/**
  * One entry of a product's `other_ipu_cnf`: the JSON key, its display label, and whether it
  * is required.
  */
@@ -7651,6 +7730,97 @@ public object FfiConverterTypeMerchantPaymentStatus : FfiConverterRustBuffer<Mer
 
 
 /**
+ * Every operation of the contract (the endpoint index plus the token request).
+ */
+
+enum class Operation {
+    
+    /**
+     * POST {token_endpoint} (client credentials).
+     */
+    TOKEN,
+    /**
+     * GET {userinfo_endpoint}.
+     */
+    USER_INFO,
+    /**
+     * GET /openapi/v1/merchant.
+     */
+    MERCHANT_PROFILE,
+    /**
+     * GET /openapi/v1/products.
+     */
+    LIST_PRODUCTS,
+    /**
+     * POST /openapi/v1/orders.
+     */
+    CREATE_ORDER,
+    /**
+     * GET /openapi/v1/orders/{order_no}.
+     */
+    GET_ORDER,
+    /**
+     * POST /openapi/v1/orders/{order_no}/payment.
+     */
+    START_PAYMENT,
+    /**
+     * GET /openapi/v1/orders/{order_no}/payment.
+     */
+    PAYMENT_STATUS,
+    /**
+     * GET /openapi/v1/merchant-payment-channels.
+     */
+    LIST_CHANNELS,
+    /**
+     * POST /openapi/v1/merchant-payments.
+     */
+    CREATE_MERCHANT_PAYMENT,
+    /**
+     * GET /openapi/v1/merchant-payments/{order_no}.
+     */
+    GET_MERCHANT_PAYMENT,
+    /**
+     * GET /openapi/v1/merchant-payments.
+     */
+    LIST_MERCHANT_PAYMENTS,
+    /**
+     * GET /openapi/v1/merchant-payments/{order_no}/notifications.
+     */
+    LIST_NOTIFICATIONS,
+    /**
+     * POST /openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry.
+     */
+    RETRY_NOTIFICATION;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeOperation: FfiConverterRustBuffer<Operation> {
+    override fun read(buf: ByteBuffer) = try {
+        Operation.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: Operation) = 4UL
+
+    override fun write(value: Operation, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+/**
  * Catalog order `status`: 0 awaiting payment, 1 paid and being processed, 2 cancelled,
  * 3 completed. Not the payment status.
  */
@@ -8553,6 +8723,53 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
     }
 
 }
+
+
+
+/**
+ * Which kind of access token an operation needs.
+ */
+
+enum class TokenSubject {
+    
+    /**
+     * A user-authorized token only.
+     */
+    USER,
+    /**
+     * A client-credentials token only.
+     */
+    CLIENT,
+    /**
+     * Either.
+     */
+    USER_OR_CLIENT;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeTokenSubject: FfiConverterRustBuffer<TokenSubject> {
+    override fun read(buf: ByteBuffer) = try {
+        TokenSubject.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: TokenSubject) = 4UL
+
+    override fun write(value: TokenSubject, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
 
 
 
@@ -9947,6 +10164,20 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
     
         
         FfiConverterString.lower(`text`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The contract's requirements for `operation` (token subject, scope, method, path, re-send).
+         */ fun `operationInfo`(`operation`: Operation): OperationInfo {
+            return FfiConverterTypeOperationInfo.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_func_operation_info(
+    
+        
+        FfiConverterTypeOperation.lower(`operation`),_status)
 }
     )
     }
