@@ -33,7 +33,7 @@ fi
 passed=$((passed + 1))
 
 # 2. One debug build of the library (capi) and the sandbox.
-cargo build --quiet -p storefront --features capi -p storefront-sandbox
+cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}/debug"
 
 # 3. The header alone compiles in C99 and C2x with every warning as an error.

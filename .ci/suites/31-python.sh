@@ -9,7 +9,7 @@ if ! python3 -c "import pytest" 2>/dev/null; then
     || { apt-get update -qq && apt-get install -y -qq python3-pytest; }
 fi
 # One debug build serves the C, Python and PHP suites (cargo skips it when up to date).
-cargo build --quiet -p storefront --features capi -p storefront-sandbox
+cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
 export STOREFRONT_SANDBOX_BIN="$target_dir/debug/storefront-sandbox"

@@ -9,7 +9,7 @@ if ! command -v php >/dev/null || ! command -v phpunit >/dev/null; then
   apt-get update -qq
   apt-get install -y -qq php-cli phpunit >/dev/null
 fi
-cargo build --quiet -p storefront --features capi -p storefront-sandbox
+cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
 export STOREFRONT_SANDBOX_BIN="$target_dir/debug/storefront-sandbox"
