@@ -44,7 +44,11 @@ pub struct PaymentExpectation {
 }
 
 impl PaymentExpectation {
-    fn check(
+    /// Checks a payment's own fields against the expectation, in the contract's order
+    /// (reference, amount, currency, `test_mode`); the first difference is an
+    /// [`WebhookError::ExpectationMismatch`] naming the field. For callers that hold the fields
+    /// without a [`NotificationData`] or [`MerchantPayment`] (the bindings).
+    pub fn check_fields(
         &self,
         reference: &str,
         amount: MinorAmount,
@@ -86,7 +90,7 @@ impl PaymentExpectation {
 
     /// Checks a verified notification's snapshot.
     pub fn check_notification(&self, data: &NotificationData) -> Result<(), WebhookError> {
-        self.check(
+        self.check_fields(
             &data.external_reference,
             data.amount_minor,
             &data.currency,
@@ -96,7 +100,7 @@ impl PaymentExpectation {
 
     /// Checks a queried payment (reconciliation by query).
     pub fn check_payment(&self, payment: &MerchantPayment) -> Result<(), WebhookError> {
-        self.check(
+        self.check_fields(
             &payment.external_reference,
             payment.amount_minor,
             &payment.currency,

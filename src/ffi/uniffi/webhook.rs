@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
-use crate::collection::model::MerchantPaymentStatus as CoreStatus;
 use crate::webhook::{
     self as core, NotificationData as CoreData, PaymentExpectation as CoreExpectation,
     TestSigner as CoreSigner, VersionDecision as CoreDecision, WebhookVerifier as CoreVerifier,
@@ -354,49 +353,26 @@ impl PaymentExpectation {
             test_mode: self.test_mode,
         })
     }
-}
 
-fn status_to_core(s: &MerchantPaymentStatus) -> CoreStatus {
-    match s {
-        MerchantPaymentStatus::Pending => CoreStatus::Pending,
-        MerchantPaymentStatus::Paid => CoreStatus::Paid,
-        MerchantPaymentStatus::Review => CoreStatus::Review,
-        MerchantPaymentStatus::Expired => CoreStatus::Expired,
-        MerchantPaymentStatus::Refunded => CoreStatus::Refunded,
-        MerchantPaymentStatus::Chargeback => CoreStatus::Chargeback,
-        MerchantPaymentStatus::Unknown { value } => CoreStatus::Unknown(value.clone()),
+    /// The core's field check; a payment amount that is not positive never matches (checked
+    /// before the expectation's own amount).
+    fn check(
+        &self,
+        reference: &str,
+        amount_minor: i64,
+        currency: &str,
+        test_mode: bool,
+    ) -> Result<(), WebhookError> {
+        let amount =
+            minor("amount_minor", amount_minor).map_err(|_| WebhookError::ExpectationMismatch {
+                field: "amount_minor".into(),
+                expected: "a positive amount_minor".into(),
+                actual: amount_minor.to_string(),
+            })?;
+        Ok(self
+            .to_core()?
+            .check_fields(reference, amount, currency, test_mode)?)
     }
-}
-
-fn snapshot(
-    external_reference: &str,
-    amount_minor: i64,
-    currency: &str,
-    test_mode: bool,
-    status: &MerchantPaymentStatus,
-    expires_at: OffsetDateTime,
-) -> Result<CoreData, WebhookError> {
-    let amount =
-        minor("amount_minor", amount_minor).map_err(|_| WebhookError::ExpectationMismatch {
-            field: "amount_minor".into(),
-            expected: "a positive amount_minor".into(),
-            actual: amount_minor.to_string(),
-        })?;
-    Ok(CoreData {
-        order_no: String::new(),
-        external_reference: external_reference.to_owned(),
-        payment_no: String::new(),
-        amount_minor: amount,
-        currency: currency.to_owned(),
-        currency_decimals: 0,
-        status: status_to_core(status),
-        status_version: 0,
-        test_mode,
-        expires_at,
-        event_id: None,
-        provider_trade_no: None,
-        occurred_at: None,
-    })
 }
 
 /// Checks a verified notification's snapshot against the merchant's expectation (reference,
@@ -406,15 +382,12 @@ pub fn check_notification(
     expectation: &PaymentExpectation,
     data: &NotificationData,
 ) -> Result<(), WebhookError> {
-    let core = snapshot(
+    expectation.check(
         &data.external_reference,
         data.amount_minor,
         &data.currency,
         data.test_mode,
-        &data.status,
-        data.expires_at,
-    )?;
-    Ok(expectation.to_core()?.check_notification(&core)?)
+    )
 }
 
 /// Checks a queried payment against the merchant's expectation (reconciliation by query).
@@ -423,13 +396,10 @@ pub fn check_payment(
     expectation: &PaymentExpectation,
     payment: &MerchantPayment,
 ) -> Result<(), WebhookError> {
-    let core = snapshot(
+    expectation.check(
         &payment.external_reference,
         payment.amount_minor,
         &payment.currency,
         payment.test_mode,
-        &payment.status,
-        payment.expires_at,
-    )?;
-    Ok(expectation.to_core()?.check_notification(&core)?)
+    )
 }
