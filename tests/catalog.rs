@@ -8,8 +8,41 @@ use std::time::Duration;
 use common::{Harness, s};
 use futures_util::TryStreamExt;
 use storefront::{
-    CreateOrderRequest, Error, ErrorKind, OrderStatus, OtherIpuForm, PaymentStatus, ProductQuery,
+    CreateOrderRequest, CreatedOrder, Error, ErrorKind, OrderStatus, OtherIpuForm, PaymentStatus,
+    PaymentWaitOutcome, ProductQuery, UserSession,
 };
+
+/// Creates an order for `quantity` of the seeded beans, payable through `channel`.
+async fn order_beans(user: &UserSession, quantity: u32, channel: &str) -> CreatedOrder {
+    user.create_order(&CreateOrderRequest::new(
+        s::PRODUCT_BEANS,
+        quantity,
+        channel,
+    ))
+    .await
+    .unwrap()
+}
+
+/// Orders one bag by card, starts the payment, has the channel `action` ("pay" or "cancel")
+/// its trade, and waits for the decided payment.
+async fn card_payment_decided_by_channel(action: &str) -> PaymentWaitOutcome {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = order_beans(&user, 1, s::CHANNEL_CARD_USD).await;
+    let start = user
+        .start_payment(&order.order_no, s::CHANNEL_CARD_USD)
+        .await
+        .unwrap();
+    let path = format!("/catalog/trades/{}/{action}", start.trade_no);
+    h.control("POST", &path, None).await;
+    user.wait_for_payment(
+        &order.order_no,
+        Duration::from_millis(30),
+        Duration::from_secs(10),
+    )
+    .await
+    .unwrap()
+}
 
 /// Contract: the merchant profile reads with a client or a user token.
 #[tokio::test]
@@ -159,14 +192,7 @@ async fn other_ipu_is_built_from_keys_with_required_flags_enforced() {
 async fn catalog_order_paid_with_platform_coin_and_waited_for() {
     let h = Harness::start().await;
     let user = h.client.user(h.user_token(s::USER_ALICE).await);
-    let order = user
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            2,
-            s::CHANNEL_PLATFORM_COIN,
-        ))
-        .await
-        .unwrap();
+    let order = order_beans(&user, 2, s::CHANNEL_PLATFORM_COIN).await;
     assert_eq!(
         user.payment_status(&order.order_no).await.unwrap(),
         PaymentStatus::AwaitingPayment
@@ -201,14 +227,7 @@ async fn catalog_order_paid_with_platform_coin_and_waited_for() {
 async fn relative_redirect_resolves_to_the_service_origin() {
     let h = Harness::start().await;
     let user = h.client.user(h.user_token(s::USER_ALICE).await);
-    let order = user
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_CARD_USD,
-        ))
-        .await
-        .unwrap();
+    let order = order_beans(&user, 1, s::CHANNEL_CARD_USD).await;
     let start = user
         .start_payment(&order.order_no, s::CHANNEL_CARD_USD)
         .await
@@ -231,34 +250,7 @@ async fn relative_redirect_resolves_to_the_service_origin() {
 /// Contract: stop polling at status 2 (cancelled).
 #[tokio::test]
 async fn wait_for_payment_stops_at_cancelled() {
-    let h = Harness::start().await;
-    let user = h.client.user(h.user_token(s::USER_ALICE).await);
-    let order = user
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_CARD_USD,
-        ))
-        .await
-        .unwrap();
-    let start = user
-        .start_payment(&order.order_no, s::CHANNEL_CARD_USD)
-        .await
-        .unwrap();
-    h.control(
-        "POST",
-        &format!("/catalog/trades/{}/cancel", start.trade_no),
-        None,
-    )
-    .await;
-    let outcome = user
-        .wait_for_payment(
-            &order.order_no,
-            Duration::from_millis(50),
-            Duration::from_secs(10),
-        )
-        .await
-        .unwrap();
+    let outcome = card_payment_decided_by_channel("cancel").await;
     assert_eq!(outcome.payment_status, PaymentStatus::Cancelled);
 }
 
@@ -268,14 +260,7 @@ async fn wait_for_payment_stops_at_cancelled() {
 async fn wait_for_payment_gives_up_after_its_timeout() {
     let h = Harness::start().await;
     let user = h.client.user(h.user_token(s::USER_ALICE).await);
-    let order = user
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_CARD_USD,
-        ))
-        .await
-        .unwrap();
+    let order = order_beans(&user, 1, s::CHANNEL_CARD_USD).await;
     let err = user
         .wait_for_payment(
             &order.order_no,
@@ -293,34 +278,7 @@ async fn wait_for_payment_gives_up_after_its_timeout() {
 /// Contract: a card payment completes through the channel; the wait sees it paid.
 #[tokio::test]
 async fn card_payment_completed_by_channel_is_seen_as_paid() {
-    let h = Harness::start().await;
-    let user = h.client.user(h.user_token(s::USER_ALICE).await);
-    let order = user
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_CARD_USD,
-        ))
-        .await
-        .unwrap();
-    let start = user
-        .start_payment(&order.order_no, s::CHANNEL_CARD_USD)
-        .await
-        .unwrap();
-    h.control(
-        "POST",
-        &format!("/catalog/trades/{}/pay", start.trade_no),
-        None,
-    )
-    .await;
-    let outcome = user
-        .wait_for_payment(
-            &order.order_no,
-            Duration::from_millis(30),
-            Duration::from_secs(10),
-        )
-        .await
-        .unwrap();
+    let outcome = card_payment_decided_by_channel("pay").await;
     assert_eq!(outcome.payment_status, PaymentStatus::Paid);
     assert!(!outcome.order.trade_no.is_empty());
 }
@@ -331,14 +289,7 @@ async fn another_users_order_is_not_readable() {
     let h = Harness::start().await;
     let alice = h.client.user(h.user_token(s::USER_ALICE).await);
     let carol = h.client.user(h.user_token(s::USER_CAROL).await);
-    let order = alice
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_PLATFORM_COIN,
-        ))
-        .await
-        .unwrap();
+    let order = order_beans(&alice, 1, s::CHANNEL_PLATFORM_COIN).await;
     let err = carol.get_order(&order.order_no).await.unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Api);
     assert!(matches!(err.status(), Some(403 | 404)));
@@ -349,14 +300,7 @@ async fn another_users_order_is_not_readable() {
 async fn unmet_payment_condition_is_a_422_api_error() {
     let h = Harness::start().await;
     let bob = h.client.user(h.user_token(s::USER_BOB).await);
-    let order = bob
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_PLATFORM_COIN,
-        ))
-        .await
-        .unwrap();
+    let order = order_beans(&bob, 1, s::CHANNEL_PLATFORM_COIN).await;
     let err = bob
         .start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
         .await
@@ -376,14 +320,7 @@ async fn wait_for_payment_honours_retry_after_on_429() {
         })
     });
     let user = no_retry.user(h.user_token(s::USER_ALICE).await);
-    let order = user
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_PLATFORM_COIN,
-        ))
-        .await
-        .unwrap();
+    let order = order_beans(&user, 1, s::CHANNEL_PLATFORM_COIN).await;
     user.start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
         .await
         .unwrap();
@@ -410,14 +347,7 @@ async fn wait_for_payment_honours_retry_after_on_429() {
 async fn dropping_the_wait_stops_polling() {
     let h = Harness::start().await;
     let user = h.client.user(h.user_token(s::USER_ALICE).await);
-    let order = user
-        .create_order(&CreateOrderRequest::new(
-            s::PRODUCT_BEANS,
-            1,
-            s::CHANNEL_CARD_USD,
-        ))
-        .await
-        .unwrap();
+    let order = order_beans(&user, 1, s::CHANNEL_CARD_USD).await;
     let wait = user.wait_for_payment(
         &order.order_no,
         Duration::from_millis(20),

@@ -6,10 +6,10 @@ mod common;
 use std::time::Duration;
 
 use common::{Harness, s};
-use serde_json::json;
+use serde_json::{Value, json};
 use storefront::{
     ChannelProvider, CreateMerchantPayment, Error, ErrorCode, ErrorKind, ListMerchantPaymentsQuery,
-    MerchantPaymentStatus, MinorAmount,
+    MerchantPayment, MerchantPaymentStatus, MinorAmount,
 };
 
 fn usd(amount: &str) -> MinorAmount {
@@ -18,6 +18,20 @@ fn usd(amount: &str) -> MinorAmount {
 
 fn create_path() -> String {
     format!("{}/openapi/v1/merchant-payments", s::API_PREFIX)
+}
+
+/// Makes the service answer the next merchant-payment create with `status` and `body`.
+async fn fail_next_create(h: &Harness, status: u16, body: Value) {
+    h.fault(json!({"method": "POST", "path": create_path(), "status": status, "body": body}))
+        .await;
+}
+
+/// The merchant payments listed for one `external_reference`.
+async fn listed_by_reference(h: &Harness, reference: &str) -> Vec<MerchantPayment> {
+    h.client
+        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(reference))
+        .await
+        .unwrap()
 }
 
 /// Contract: the directory lists channels usable for creating a merchant payment.
@@ -70,13 +84,7 @@ async fn create_query_and_list_a_merchant_payment() {
     assert_eq!(queried.expires_at, p.expires_at);
     assert!(queried.event_id.is_none());
 
-    let by_ref = h
-        .client
-        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(
-            "order-create-1",
-        ))
-        .await
-        .unwrap();
+    let by_ref = listed_by_reference(&h, "order-create-1").await;
     assert_eq!(by_ref.len(), 1);
     let both = h
         .client
@@ -108,25 +116,13 @@ async fn same_idempotency_key_is_reused_across_retries_and_one_payment_exists() 
             "every attempt carries the original key: {p}"
         );
     }
-    let listed = h
-        .client
-        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(
-            "order-idem-1",
-        ))
-        .await
-        .unwrap();
+    let listed = listed_by_reference(&h, "order-idem-1").await;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0].order_no, created.payment.order_no);
     // The app retrying later with its persisted key and the same parameters gets the same one.
     let again = h.client.create_merchant_payment(&req).await.unwrap();
     assert_eq!(again.payment.order_no, created.payment.order_no);
-    let listed = h
-        .client
-        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(
-            "order-idem-1",
-        ))
-        .await
-        .unwrap();
+    let listed = listed_by_reference(&h, "order-idem-1").await;
     assert_eq!(listed.len(), 1);
 }
 
@@ -134,11 +130,7 @@ async fn same_idempotency_key_is_reused_across_retries_and_one_payment_exists() 
 #[tokio::test]
 async fn create_is_retried_with_the_same_key_after_a_server_error() {
     let h = Harness::start().await;
-    h.fault(
-        json!({"method": "POST", "path": create_path(), "status": 500,
-                   "body": {"error": "server_error"}}),
-    )
-    .await;
+    fail_next_create(&h, 500, json!({"error": "server_error"})).await;
     let req = CreateMerchantPayment::new("order-idem-2", usd("5.00"), "USD");
     h.client.create_merchant_payment(&req).await.unwrap();
     assert_eq!(h.requests_to("POST", &create_path()).await.len(), 2);
@@ -148,11 +140,7 @@ async fn create_is_retried_with_the_same_key_after_a_server_error() {
 #[tokio::test]
 async fn notification_unavailable_is_retried_with_the_original_key() {
     let h = Harness::start().await;
-    h.fault(
-        json!({"method": "POST", "path": create_path(), "status": 503,
-                   "body": {"error": "notification_unavailable"}}),
-    )
-    .await;
+    fail_next_create(&h, 503, json!({"error": "notification_unavailable"})).await;
     let req = CreateMerchantPayment::new("order-idem-3", usd("5.00"), "USD");
     h.client.create_merchant_payment(&req).await.unwrap();
     assert_eq!(h.requests_to("POST", &create_path()).await.len(), 2);
@@ -214,12 +202,7 @@ async fn invalid_parameters_are_refused_before_sending() {
 #[tokio::test]
 async fn service_validation_error_keeps_description_and_field() {
     let h = Harness::start().await;
-    h.fault(
-        json!({"method": "POST", "path": create_path(), "status": 400,
-                   "body": {"error": "invalid_expires_in", "error_description": "60 to 7200",
-                            "field": "expires_in"}}),
-    )
-    .await;
+    fail_next_create(&h, 400, json!({"error": "invalid_expires_in", "error_description": "60 to 7200", "field": "expires_in"})).await;
     let err = h
         .client
         .create_merchant_payment(&CreateMerchantPayment::new("r-400", usd("1.00"), "USD"))
@@ -235,11 +218,7 @@ async fn service_validation_error_keeps_description_and_field() {
 #[tokio::test]
 async fn provider_result_pending_is_a_distinct_outcome() {
     let h = Harness::start().await;
-    h.fault(
-        json!({"method": "POST", "path": create_path(), "status": 202,
-                   "body": {"error": "provider_result_pending"}}),
-    )
-    .await;
+    fail_next_create(&h, 202, json!({"error": "provider_result_pending"})).await;
     let err = h
         .client
         .create_merchant_payment(&CreateMerchantPayment::new("r-202", usd("1.00"), "USD"))
