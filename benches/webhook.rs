@@ -96,6 +96,16 @@ fn hmac_sign_700b(bencher: Bencher) {
     bencher.bench_local(|| signer.signature(black_box(NOW), black_box(&body)));
 }
 
+/// Raw `ring::hmac::sign` over the signed input (timestamp, dot, body) with the key already set
+/// up: the cost the verifier pays per configured secret, comparable with the toolchain notes.
+#[divan::bench]
+fn ring_hmac_raw_700b(bencher: Bencher) {
+    let key = ring::hmac::Key::new(ring::hmac::HMAC_SHA256, SECRET.as_bytes());
+    let mut input = format!("{NOW}.").into_bytes();
+    input.extend_from_slice(&body());
+    bencher.bench_local(|| ring::hmac::sign(black_box(&key), black_box(&input)));
+}
+
 /// The typed JSON parse alone, for the ratio.
 #[divan::bench]
 fn parse_700b(bencher: Bencher) {
