@@ -69,70 +69,54 @@ pub enum ErrorCode {
     Other(String),
 }
 
-impl ErrorCode {
-    /// Maps the wire string to a code.
-    pub fn parse(code: &str) -> Self {
-        use ErrorCode::*;
-        match code {
-            "invalid_notify_config" => InvalidNotifyConfig,
-            "invalid_notify_url" => InvalidNotifyUrl,
-            "invalid_notify_secret" => InvalidNotifySecret,
-            "invalid_request" => InvalidRequest,
-            "invalid_expires_in" => InvalidExpiresIn,
-            "invalid_return_url" => InvalidReturnUrl,
-            "invalid_token" => InvalidToken,
-            "insufficient_scope" => InsufficientScope,
-            "client_credentials_required" => ClientCredentialsRequired,
-            "merchant_inactive" => MerchantInactive,
-            "login_required" => LoginRequired,
-            "payment_debug_access_denied" => PaymentDebugAccessDenied,
-            "payment_not_found" => PaymentNotFound,
-            "payment_conflict" => PaymentConflict,
-            "provider_result_mismatch" => ProviderResultMismatch,
-            "payment_expired" => PaymentExpired,
-            "channel_unavailable" => ChannelUnavailable,
-            "currency_rate_unavailable" => CurrencyRateUnavailable,
-            "merchant_fee_funding_unavailable" => MerchantFeeFundingUnavailable,
-            "provider_result_pending" => ProviderResultPending,
-            "rate_limited" => RateLimited,
-            "rate_limit_unavailable" => RateLimitUnavailable,
-            "notification_unavailable" => NotificationUnavailable,
-            "server_error" => ServerError,
-            other => Other(other.to_owned()),
-        }
-    }
+/// One list of the known codes and their wire strings gives both directions of the mapping.
+macro_rules! wire_codes {
+    ($($variant:ident => $wire:literal,)*) => {
+        impl ErrorCode {
+            /// Maps the wire string to a code.
+            pub fn parse(code: &str) -> Self {
+                match code {
+                    $($wire => ErrorCode::$variant,)*
+                    other => ErrorCode::Other(other.to_owned()),
+                }
+            }
 
-    /// The wire string of the code.
-    pub fn as_str(&self) -> &str {
-        use ErrorCode::*;
-        match self {
-            InvalidNotifyConfig => "invalid_notify_config",
-            InvalidNotifyUrl => "invalid_notify_url",
-            InvalidNotifySecret => "invalid_notify_secret",
-            InvalidRequest => "invalid_request",
-            InvalidExpiresIn => "invalid_expires_in",
-            InvalidReturnUrl => "invalid_return_url",
-            InvalidToken => "invalid_token",
-            InsufficientScope => "insufficient_scope",
-            ClientCredentialsRequired => "client_credentials_required",
-            MerchantInactive => "merchant_inactive",
-            LoginRequired => "login_required",
-            PaymentDebugAccessDenied => "payment_debug_access_denied",
-            PaymentNotFound => "payment_not_found",
-            PaymentConflict => "payment_conflict",
-            ProviderResultMismatch => "provider_result_mismatch",
-            PaymentExpired => "payment_expired",
-            ChannelUnavailable => "channel_unavailable",
-            CurrencyRateUnavailable => "currency_rate_unavailable",
-            MerchantFeeFundingUnavailable => "merchant_fee_funding_unavailable",
-            ProviderResultPending => "provider_result_pending",
-            RateLimited => "rate_limited",
-            RateLimitUnavailable => "rate_limit_unavailable",
-            NotificationUnavailable => "notification_unavailable",
-            ServerError => "server_error",
-            Other(s) => s,
+            /// The wire string of the code.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    $(ErrorCode::$variant => $wire,)*
+                    ErrorCode::Other(s) => s,
+                }
+            }
         }
-    }
+    };
+}
+
+wire_codes! {
+    InvalidNotifyConfig => "invalid_notify_config",
+    InvalidNotifyUrl => "invalid_notify_url",
+    InvalidNotifySecret => "invalid_notify_secret",
+    InvalidRequest => "invalid_request",
+    InvalidExpiresIn => "invalid_expires_in",
+    InvalidReturnUrl => "invalid_return_url",
+    InvalidToken => "invalid_token",
+    InsufficientScope => "insufficient_scope",
+    ClientCredentialsRequired => "client_credentials_required",
+    MerchantInactive => "merchant_inactive",
+    LoginRequired => "login_required",
+    PaymentDebugAccessDenied => "payment_debug_access_denied",
+    PaymentNotFound => "payment_not_found",
+    PaymentConflict => "payment_conflict",
+    ProviderResultMismatch => "provider_result_mismatch",
+    PaymentExpired => "payment_expired",
+    ChannelUnavailable => "channel_unavailable",
+    CurrencyRateUnavailable => "currency_rate_unavailable",
+    MerchantFeeFundingUnavailable => "merchant_fee_funding_unavailable",
+    ProviderResultPending => "provider_result_pending",
+    RateLimited => "rate_limited",
+    RateLimitUnavailable => "rate_limit_unavailable",
+    NotificationUnavailable => "notification_unavailable",
+    ServerError => "server_error",
 }
 
 impl fmt::Display for ErrorCode {

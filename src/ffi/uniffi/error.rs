@@ -70,37 +70,54 @@ pub enum ErrorCode {
     },
 }
 
-impl From<&CoreCode> for ErrorCode {
-    fn from(code: &CoreCode) -> Self {
-        use ErrorCode as E;
-        match code {
-            CoreCode::InvalidNotifyConfig => E::InvalidNotifyConfig,
-            CoreCode::InvalidNotifyUrl => E::InvalidNotifyUrl,
-            CoreCode::InvalidNotifySecret => E::InvalidNotifySecret,
-            CoreCode::InvalidRequest => E::InvalidRequest,
-            CoreCode::InvalidExpiresIn => E::InvalidExpiresIn,
-            CoreCode::InvalidReturnUrl => E::InvalidReturnUrl,
-            CoreCode::InvalidToken => E::InvalidToken,
-            CoreCode::InsufficientScope => E::InsufficientScope,
-            CoreCode::ClientCredentialsRequired => E::ClientCredentialsRequired,
-            CoreCode::MerchantInactive => E::MerchantInactive,
-            CoreCode::LoginRequired => E::LoginRequired,
-            CoreCode::PaymentDebugAccessDenied => E::PaymentDebugAccessDenied,
-            CoreCode::PaymentNotFound => E::PaymentNotFound,
-            CoreCode::PaymentConflict => E::PaymentConflict,
-            CoreCode::ProviderResultMismatch => E::ProviderResultMismatch,
-            CoreCode::PaymentExpired => E::PaymentExpired,
-            CoreCode::ChannelUnavailable => E::ChannelUnavailable,
-            CoreCode::CurrencyRateUnavailable => E::CurrencyRateUnavailable,
-            CoreCode::MerchantFeeFundingUnavailable => E::MerchantFeeFundingUnavailable,
-            CoreCode::ProviderResultPending => E::ProviderResultPending,
-            CoreCode::RateLimited => E::RateLimited,
-            CoreCode::RateLimitUnavailable => E::RateLimitUnavailable,
-            CoreCode::NotificationUnavailable => E::NotificationUnavailable,
-            CoreCode::ServerError => E::ServerError,
-            CoreCode::Other(code) => E::Other { code: code.clone() },
+/// The variants shared with the core's [`CoreCode`], named once for both directions.
+macro_rules! same_codes {
+    ($($variant:ident,)*) => {
+        impl From<&CoreCode> for ErrorCode {
+            fn from(code: &CoreCode) -> Self {
+                match code {
+                    $(CoreCode::$variant => ErrorCode::$variant,)*
+                    CoreCode::Other(code) => ErrorCode::Other { code: code.clone() },
+                }
+            }
         }
-    }
+
+        impl From<&ErrorCode> for CoreCode {
+            fn from(code: &ErrorCode) -> Self {
+                match code {
+                    $(ErrorCode::$variant => CoreCode::$variant,)*
+                    ErrorCode::Other { code } => CoreCode::Other(code.clone()),
+                }
+            }
+        }
+    };
+}
+
+same_codes! {
+    InvalidNotifyConfig,
+    InvalidNotifyUrl,
+    InvalidNotifySecret,
+    InvalidRequest,
+    InvalidExpiresIn,
+    InvalidReturnUrl,
+    InvalidToken,
+    InsufficientScope,
+    ClientCredentialsRequired,
+    MerchantInactive,
+    LoginRequired,
+    PaymentDebugAccessDenied,
+    PaymentNotFound,
+    PaymentConflict,
+    ProviderResultMismatch,
+    PaymentExpired,
+    ChannelUnavailable,
+    CurrencyRateUnavailable,
+    MerchantFeeFundingUnavailable,
+    ProviderResultPending,
+    RateLimited,
+    RateLimitUnavailable,
+    NotificationUnavailable,
+    ServerError,
 }
 
 /// Which transport failure happened.
@@ -341,42 +358,9 @@ pub(crate) fn invalid(field: &str, detail: impl Into<String>) -> StorefrontError
 }
 
 impl std::fmt::Display for ErrorCode {
-    /// The wire string of the code (`rate_limited`).
+    /// The wire string of the code (`rate_limited`), the core's own.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.wire())
-    }
-}
-
-impl ErrorCode {
-    fn wire(&self) -> &str {
-        use ErrorCode as E;
-        match self {
-            E::InvalidNotifyConfig => "invalid_notify_config",
-            E::InvalidNotifyUrl => "invalid_notify_url",
-            E::InvalidNotifySecret => "invalid_notify_secret",
-            E::InvalidRequest => "invalid_request",
-            E::InvalidExpiresIn => "invalid_expires_in",
-            E::InvalidReturnUrl => "invalid_return_url",
-            E::InvalidToken => "invalid_token",
-            E::InsufficientScope => "insufficient_scope",
-            E::ClientCredentialsRequired => "client_credentials_required",
-            E::MerchantInactive => "merchant_inactive",
-            E::LoginRequired => "login_required",
-            E::PaymentDebugAccessDenied => "payment_debug_access_denied",
-            E::PaymentNotFound => "payment_not_found",
-            E::PaymentConflict => "payment_conflict",
-            E::ProviderResultMismatch => "provider_result_mismatch",
-            E::PaymentExpired => "payment_expired",
-            E::ChannelUnavailable => "channel_unavailable",
-            E::CurrencyRateUnavailable => "currency_rate_unavailable",
-            E::MerchantFeeFundingUnavailable => "merchant_fee_funding_unavailable",
-            E::ProviderResultPending => "provider_result_pending",
-            E::RateLimited => "rate_limited",
-            E::RateLimitUnavailable => "rate_limit_unavailable",
-            E::NotificationUnavailable => "notification_unavailable",
-            E::ServerError => "server_error",
-            E::Other { code } => code,
-        }
+        f.write_str(CoreCode::from(self).as_str())
     }
 }
 
@@ -450,5 +434,16 @@ mod tests {
         let e: StorefrontError =
             CoreError::ProviderResultPending(api(202, "provider_result_pending", None)).into();
         assert!(matches!(e, StorefrontError::ProviderResultPending { .. }));
+    }
+
+    /// Display is the wire string (what to log; branch on the enum), unknown codes as sent.
+    #[test]
+    fn codes_display_as_their_wire_string() {
+        assert_eq!(ErrorCode::RateLimited.to_string(), "rate_limited");
+        let other = ErrorCode::Other {
+            code: "invalid_client".into(),
+        };
+        assert_eq!(other.to_string(), "invalid_client");
+        assert_eq!(ErrorCode::from(&CoreCode::parse("invalid_client")), other);
     }
 }
