@@ -10,8 +10,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures_util::TryStreamExt;
-
 use crate::auth::UserToken;
 use crate::client::{Client as CoreClient, UserSession as CoreSession};
 
@@ -24,7 +22,7 @@ use super::collection::{
     ListMerchantPaymentsQuery, MerchantPayment, PaymentChannel,
 };
 use super::config::ClientConfig;
-use super::cursor::ProductCursor;
+use super::cursor::{ProductCursor, collect_all};
 use super::error::{Result, invalid};
 use super::secret::Secret;
 use super::token::{ForeignProvider, UserTokenProvider};
@@ -110,12 +108,7 @@ impl Client {
 
     /// Every product over all pages from `query.page`, with the client token.
     pub async fn list_all_products(&self, query: ProductQuery) -> Result<Vec<Product>> {
-        let all: Vec<_> = self
-            .inner
-            .products_stream(query.into_core()?)
-            .try_collect()
-            .await?;
-        Ok(all.into_iter().map(Into::into).collect())
+        collect_all(self.inner.products_stream(query.into_core()?)).await
     }
 
     /// `GET /openapi/v1/merchant-payment-channels`: channels usable for merchant payments
@@ -215,12 +208,7 @@ impl UserSession {
 
     /// Every product over all pages from `query.page`, with the user's token.
     pub async fn list_all_products(&self, query: ProductQuery) -> Result<Vec<Product>> {
-        let all: Vec<_> = self
-            .inner
-            .products_stream(query.into_core()?)
-            .try_collect()
-            .await?;
-        Ok(all.into_iter().map(Into::into).collect())
+        collect_all(self.inner.products_stream(query.into_core()?)).await
     }
 
     /// `POST /openapi/v1/orders`; returns the new `order_no`. Never re-sent once it may have

@@ -178,7 +178,7 @@ impl From<core::MerchantPayment> for MerchantPayment {
             order_no: p.order_no,
             external_reference: p.external_reference,
             payment_no: p.payment_no,
-            amount_minor: p.amount_minor.get() as i64,
+            amount_minor: long(p.amount_minor.get()),
             currency: p.currency,
             currency_decimals: int(p.currency_decimals),
             status: p.status.into(),

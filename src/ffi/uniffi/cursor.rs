@@ -6,7 +6,7 @@
 
 use std::pin::Pin;
 
-use futures_util::{Stream, StreamExt};
+use futures_util::{Stream, StreamExt, TryStreamExt};
 use tokio::sync::Mutex;
 
 use crate::catalog::model::Product as CoreProduct;
@@ -15,6 +15,13 @@ use super::catalog::Product;
 use super::error::Result;
 
 type CoreStream = Pin<Box<dyn Stream<Item = crate::error::Result<CoreProduct>> + Send>>;
+
+/// Every product of the core's product stream, read to the end (`listAllProducts`).
+pub(crate) async fn collect_all(
+    stream: impl Stream<Item = crate::error::Result<CoreProduct>>,
+) -> Result<Vec<Product>> {
+    Ok(stream.map_ok(Product::from).try_collect().await?)
+}
 
 /// Reads products page by page as they are consumed.
 #[derive(uniffi::Object)]

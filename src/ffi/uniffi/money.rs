@@ -7,7 +7,7 @@
 use crate::money::{FixedPoint8, MinorAmount};
 
 use super::error::{Result, invalid};
-use super::ints::unsigned;
+use super::ints::{long, unsigned};
 
 /// Checks an `amount_minor` from the host language against the contract's range.
 pub(crate) fn minor(field: &str, amount_minor: i64) -> Result<MinorAmount> {
@@ -23,8 +23,7 @@ pub fn parse_amount_minor(text: String, currency_decimals: i32) -> Result<i64> {
     let decimals = unsigned("currency_decimals", currency_decimals)?;
     let amount = MinorAmount::parse_decimal(&text, decimals)
         .map_err(|e| invalid("amount_minor", e.to_string()))?;
-    // At most 2^53 - 1, so it always fits.
-    Ok(amount.get() as i64)
+    Ok(long(amount.get()))
 }
 
 /// Formats `amount_minor` as decimal text with `currency_decimals` fractional digits

@@ -166,7 +166,7 @@ impl From<CoreData> for NotificationData {
             order_no: d.order_no,
             external_reference: d.external_reference,
             payment_no: d.payment_no,
-            amount_minor: d.amount_minor.get() as i64,
+            amount_minor: long(d.amount_minor.get()),
             currency: d.currency,
             currency_decimals: int(d.currency_decimals),
             status: d.status.into(),
