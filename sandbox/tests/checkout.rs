@@ -290,8 +290,7 @@ async fn checkout_read_of_an_expired_due_payment_turns_it_expired() {
     let env = Env::start().await;
     let token = env.merchant_token().await;
     set_sweep(&env, false).await;
-    let mut request = body("page-expiry");
-    request["expires_in"] = json!(60);
+    let request = short_lived("page-expiry");
     let payment = created(&env, &token, &request).await;
     let url = payment["checkout_url"].as_str().unwrap();
     env.advance(61).await;
@@ -300,12 +299,7 @@ async fn checkout_read_of_an_expired_due_payment_turns_it_expired() {
         page.html.contains("This payment has expired"),
         "the sweep is paused: the checkout read itself expired it"
     );
-    let record = env
-        .get(
-            &env.api("/openapi/v1/merchant-payments?external_reference=order-page-expiry"),
-            Some(&token),
-        )
-        .await;
+    let record = list(&env, &token, "external_reference=order-page-expiry").await;
     assert_eq!(record.body["items"][0]["status"], "expired");
     assert_eq!(
         record.body["items"][0]["status_version"], 2,

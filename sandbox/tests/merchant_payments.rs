@@ -631,12 +631,7 @@ async fn unknown_or_other_merchants_payment_is_payment_not_found() {
         assert_eq!(answer.status, StatusCode::NOT_FOUND);
         assert_eq!(answer.error(), "payment_not_found");
     }
-    let listed = env
-        .get(
-            &env.api(&format!("/openapi/v1/merchant-payments?order_no={order}")),
-            Some(&other),
-        )
-        .await;
+    let listed = list(&env, &other, &format!("order_no={order}")).await;
     assert_eq!(listed.body["items"], json!([]));
 }
 
@@ -650,18 +645,7 @@ async fn list_filters_by_reference_and_order_no_newest_first_with_limit_fallback
         request["external_reference"] = json!("shared-ref");
         orders.push(order_no(&created(&env, &token, &request).await));
     }
-    let list = |query: String| {
-        let env = &env;
-        let token = token.clone();
-        async move {
-            env.get(
-                &env.api(&format!("/openapi/v1/merchant-payments?{query}")),
-                Some(&token),
-            )
-            .await
-        }
-    };
-    let answer = list("external_reference=shared-ref".into()).await;
+    let answer = list(&env, &token, "external_reference=shared-ref").await;
     assert_eq!(answer.status, StatusCode::OK);
     let numbers: Vec<&str> = answer.body["items"]
         .as_array()
@@ -675,29 +659,40 @@ async fn list_filters_by_reference_and_order_no_newest_first_with_limit_fallback
         "newest first"
     );
     for fallback in ["0", "101", "abc", "-1"] {
-        let answer = list(format!("external_reference=shared-ref&limit={fallback}")).await;
+        let answer = list(
+            &env,
+            &token,
+            &format!("external_reference=shared-ref&limit={fallback}"),
+        )
+        .await;
         assert_eq!(
             answer.body["items"].as_array().unwrap().len(),
             3,
             "limit {fallback} → 20"
         );
     }
-    let answer = list("external_reference=shared-ref&limit=2".into()).await;
+    let answer = list(&env, &token, "external_reference=shared-ref&limit=2").await;
     assert_eq!(answer.body["items"].as_array().unwrap().len(), 2);
-    let answer = list(format!("order_no={}", orders[1])).await;
+    let answer = list(&env, &token, &format!("order_no={}", orders[1])).await;
     assert_eq!(answer.body["items"].as_array().unwrap().len(), 1);
-    let answer = list(format!(
-        "order_no={}&external_reference=shared-ref",
-        orders[1]
-    ))
+    let answer = list(
+        &env,
+        &token,
+        &format!("order_no={}&external_reference=shared-ref", orders[1]),
+    )
     .await;
     assert_eq!(answer.body["items"].as_array().unwrap().len(), 1);
-    let answer = list(format!("order_no={}&external_reference=other", orders[1])).await;
+    let answer = list(
+        &env,
+        &token,
+        &format!("order_no={}&external_reference=other", orders[1]),
+    )
+    .await;
     assert_eq!(answer.body["items"], json!([]), "both filters must match");
-    let answer = list(String::new()).await;
+    let answer = list(&env, &token, "").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert_eq!(answer.error(), "invalid_request");
-    let answer = list("limit=5".into()).await;
+    let answer = list(&env, &token, "limit=5").await;
     assert_eq!(
         answer.error(),
         "invalid_request",
@@ -714,19 +709,9 @@ async fn list_limit_defaults_to_20() {
         request["external_reference"] = json!("many");
         created(&env, &token, &request).await;
     }
-    let answer = env
-        .get(
-            &env.api("/openapi/v1/merchant-payments?external_reference=many"),
-            Some(&token),
-        )
-        .await;
+    let answer = list(&env, &token, "external_reference=many").await;
     assert_eq!(answer.body["items"].as_array().unwrap().len(), 20);
-    let answer = env
-        .get(
-            &env.api("/openapi/v1/merchant-payments?external_reference=many&limit=100"),
-            Some(&token),
-        )
-        .await;
+    let answer = list(&env, &token, "external_reference=many&limit=100").await;
     assert_eq!(answer.body["items"].as_array().unwrap().len(), 22);
 }
 
@@ -782,11 +767,6 @@ async fn malformed_create_bodies_are_refused_and_store_nothing() {
             .unwrap();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
     }
-    let answer = env
-        .get(
-            &env.api("/openapi/v1/merchant-payments?external_reference=order-ct"),
-            Some(&token),
-        )
-        .await;
+    let answer = list(&env, &token, "external_reference=order-ct").await;
     assert_eq!(answer.body["items"], json!([]));
 }

@@ -32,8 +32,7 @@ enum Act {
 }
 
 async fn payment_in(env: &Env, token: &str, from: From, key: &str) -> String {
-    let mut request = body(key);
-    request["expires_in"] = json!(60);
+    let request = short_lived(key);
     let order = order_no(&created(env, token, &request).await);
     let ok = |answer: harness::Answer| assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
     match from {
@@ -187,8 +186,7 @@ async fn reading_a_pending_payment_past_expiry_without_session_turns_it_expired(
     let env = Env::start().await;
     let token = env.merchant_token().await;
     set_sweep(&env, false).await;
-    let mut request = body("read-expiry");
-    request["expires_in"] = json!(60);
+    let request = short_lived("read-expiry");
     let order = order_no(&created(&env, &token, &request).await);
     assert_eq!(status(&env, &token, &order).await, "pending");
     env.advance(61).await;
@@ -198,12 +196,7 @@ async fn reading_a_pending_payment_past_expiry_without_session_turns_it_expired(
         "the sweep is paused: the read expired it"
     );
     assert_eq!(p["status_version"], 2);
-    let listed = env
-        .get(
-            &env.api("/openapi/v1/merchant-payments?external_reference=order-read-expiry"),
-            Some(&token),
-        )
-        .await;
+    let listed = list(&env, &token, "external_reference=order-read-expiry").await;
     assert_eq!(listed.body["items"][0]["status"], "expired");
 }
 
@@ -212,16 +205,10 @@ async fn listing_a_pending_payment_past_expiry_turns_it_expired() {
     let env = Env::start().await;
     let token = env.merchant_token().await;
     set_sweep(&env, false).await;
-    let mut request = body("list-expiry");
-    request["expires_in"] = json!(60);
+    let request = short_lived("list-expiry");
     created(&env, &token, &request).await;
     env.advance(61).await;
-    let listed = env
-        .get(
-            &env.api("/openapi/v1/merchant-payments?external_reference=order-list-expiry"),
-            Some(&token),
-        )
-        .await;
+    let listed = list(&env, &token, "external_reference=order-list-expiry").await;
     assert_eq!(listed.body["items"][0]["status"], "expired");
 }
 
@@ -230,8 +217,7 @@ async fn sweep_turns_a_pending_payment_with_a_started_session_into_review() {
     let env = Env::start().await;
     let token = env.merchant_token().await;
     set_sweep(&env, false).await;
-    let mut request = body("sweep-review");
-    request["expires_in"] = json!(60);
+    let request = short_lived("sweep-review");
     let order = order_no(&created(&env, &token, &request).await);
     let started = control(
         &env,
@@ -270,8 +256,7 @@ async fn sweep_expires_a_pending_payment_without_session() {
     let env = Env::start().await;
     let token = env.merchant_token().await;
     let receiver = Receiver::start().await;
-    let mut request = body("sweep-expire");
-    request["expires_in"] = json!(60);
+    let mut request = short_lived("sweep-expire");
     request["notify_url"] = json!(receiver.url);
     request["notify_secret"] = json!("k".repeat(32));
     let order = order_no(&created(&env, &token, &request).await);
@@ -371,8 +356,7 @@ async fn refund_and_chargeback_keep_the_payment_event_id() {
 async fn expired_payment_turns_paid_on_a_late_verified_payment() {
     let env = Env::start().await;
     let token = env.merchant_token().await;
-    let mut request = body("late");
-    request["expires_in"] = json!(60);
+    let mut request = short_lived("late");
     request["payment_no"] = json!(seed::CHANNEL_CARD_USD);
     let order = order_no(&created(&env, &token, &request).await);
     env.advance(61).await;
@@ -424,8 +408,7 @@ async fn method_is_locked_after_the_first_channel_session() {
 async fn unclear_channel_response_keeps_the_payment_and_blocks_another_method() {
     let env = Env::start().await;
     let token = env.merchant_token().await;
-    let mut request = body("unclear");
-    request["expires_in"] = json!(60);
+    let request = short_lived("unclear");
     let order = order_no(&created(&env, &token, &request).await);
     control(
         &env,

@@ -26,6 +26,13 @@ pub fn body(key: &str) -> Value {
     })
 }
 
+/// `body(key)` expiring after 60 seconds, the shortest `expires_in` the contract allows.
+pub fn short_lived(key: &str) -> Value {
+    let mut request = body(key);
+    request["expires_in"] = json!(60);
+    request
+}
+
 /// POST /openapi/v1/merchant-payments.
 pub async fn create(env: &Env, token: &str, body: &Value) -> Answer {
     env.post(&env.api("/openapi/v1/merchant-payments"), Some(token), body)
@@ -56,6 +63,15 @@ pub fn order_no(payment: &Value) -> String {
 pub async fn query(env: &Env, token: &str, order_no: &str) -> Answer {
     env.get(
         &env.api(&format!("/openapi/v1/merchant-payments/{order_no}")),
+        Some(token),
+    )
+    .await
+}
+
+/// GET /openapi/v1/merchant-payments?{filters}.
+pub async fn list(env: &Env, token: &str, filters: &str) -> Answer {
+    env.get(
+        &env.api(&format!("/openapi/v1/merchant-payments?{filters}")),
         Some(token),
     )
     .await
