@@ -359,20 +359,25 @@ async fn catalog_order_timed_out_answer_does_not_prove_failure_the_order_exists(
     assert_lost_order_answer(&h, fault).await;
 }
 
-/// Contract (payment start): "the platform-coin channel may debit the wallet during the request"
-/// and "a 200 ... does not prove payment" either way. The wallet was debited, then the answer
-/// was lost: outcome unknown with the advice to read the status, sent once, and the status and
-/// the order show it paid with the wallet debited exactly once.
+/// Contract (catalog order create): a 5xx does not prove failure either. The order was created,
+/// then the answer was replaced by a 502: outcome unknown, sent once, order exists.
 #[tokio::test]
-async fn payment_start_lost_answer_after_the_debit_is_outcome_unknown_and_paid_once() {
+async fn catalog_order_server_error_after_creation_does_not_prove_failure_the_order_exists() {
     let h = Harness::start().await;
+    let fault = json!({"method": "POST", "path": orders_path(),
+                       "after_handler": true, "status": 502});
+    assert_lost_order_answer(&h, fault).await;
+}
+
+/// Proves, for a platform-coin payment start whose handler ran (the wallet was debited) and whose
+/// answer was then lost or replaced by `fault(path)`: outcome unknown with the advice to read the
+/// status, sent once, and the status and the order show it paid, the wallet debited exactly once.
+async fn assert_lost_payment_start(h: &Harness, fault: impl FnOnce(&str) -> serde_json::Value) {
     let user = h.client.user(h.user_token(s::USER_ALICE).await);
     let order = user.create_order(&beans()).await.unwrap();
     let path = format!("{}/{}/payment", orders_path(), order.order_no);
-    let wallet_before = wallet(&h, s::USER_ALICE).await;
-    h.fault(json!({"method": "POST", "path": path,
-                   "after_handler": true, "drop_connection": true}))
-        .await;
+    let wallet_before = wallet(h, s::USER_ALICE).await;
+    h.fault(fault(&path)).await;
 
     let err = user
         .start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
@@ -398,13 +403,35 @@ async fn payment_start_lost_answer_after_the_debit_is_outcome_unknown_and_paid_o
         "{:?}",
         read.status
     );
-    let debited = wallet_before - wallet(&h, s::USER_ALICE).await;
+    let debited = wallet_before - wallet(h, s::USER_ALICE).await;
     assert!(read.payment_pay_amount.raw() > 0);
     assert_eq!(
         debited,
         read.payment_pay_amount.raw(),
         "the wallet was debited exactly once"
     );
+}
+
+/// Contract (payment start): "the platform-coin channel may debit the wallet during the request,
+/// so it is not a read-only preview". The wallet was debited, then the connection was lost.
+#[tokio::test]
+async fn payment_start_lost_answer_after_the_debit_is_outcome_unknown_and_paid_once() {
+    let h = Harness::start().await;
+    assert_lost_payment_start(&h, |path| {
+        json!({"method": "POST", "path": path, "after_handler": true, "drop_connection": true})
+    })
+    .await;
+}
+
+/// Contract (payment start): same, the answer replaced by a 500 after the debit.
+#[tokio::test]
+async fn payment_start_server_error_after_the_debit_is_outcome_unknown_and_paid_once() {
+    let h = Harness::start().await;
+    assert_lost_payment_start(
+        &h,
+        |path| json!({"method": "POST", "path": path, "after_handler": true, "status": 500}),
+    )
+    .await;
 }
 
 /// Proves "retry with the original key and parameters" for a merchant-payment create whose
