@@ -51,6 +51,21 @@ async fn stock(env: &Env, gd_no: &str) -> i64 {
         .unwrap()
 }
 
+/// Starts the card payment of `order_no`; returns its `trade_no`.
+async fn card_trade(env: &Env, token: &str, order_no: &str) -> String {
+    let answer = start(env, token, order_no, seed::CHANNEL_CARD_USD).await;
+    answer.body["trade_no"].as_str().unwrap().to_owned()
+}
+
+/// POST /_sandbox/catalog/trades/{trade_no}/{action}: the card channel pays or cancels.
+async fn trade(env: &Env, trade_no: &str, action: &str) -> harness::Answer {
+    env.post_empty(
+        &env.control(&format!("/catalog/trades/{trade_no}/{action}")),
+        None,
+    )
+    .await
+}
+
 fn is_catalog_time(value: &Value) -> bool {
     let Some(text) = value.as_str() else {
         return false;
@@ -456,16 +471,8 @@ async fn card_payment_moves_payment_status_to_paid_and_order_through_processing_
     let order_no = env
         .order(&alice, seed::PRODUCT_BEANS, 1, seed::CHANNEL_CARD_USD)
         .await;
-    let trade = start(&env, &alice, &order_no, seed::CHANNEL_CARD_USD)
-        .await
-        .body;
-    let trade_no = trade["trade_no"].as_str().unwrap();
-    let paid = env
-        .post_empty(
-            &env.control(&format!("/catalog/trades/{trade_no}/pay")),
-            None,
-        )
-        .await;
+    let trade_no = card_trade(&env, &alice, &order_no).await;
+    let paid = trade(&env, &trade_no, "pay").await;
     assert_eq!(paid.status, StatusCode::OK);
     assert_eq!(payment_status(&env, &alice, &order_no).await, 1);
     let order = read(&env, &alice, &order_no).await.body;
@@ -474,12 +481,7 @@ async fn card_payment_moves_payment_status_to_paid_and_order_through_processing_
     env.advance(60).await;
     assert_eq!(read(&env, &alice, &order_no).await.body["status"], 3);
     assert_eq!(payment_status(&env, &alice, &order_no).await, 1);
-    let cancel = env
-        .post_empty(
-            &env.control(&format!("/catalog/trades/{trade_no}/cancel")),
-            None,
-        )
-        .await;
+    let cancel = trade(&env, &trade_no, "cancel").await;
     assert_eq!(
         cancel.status,
         StatusCode::CONFLICT,
@@ -495,26 +497,13 @@ async fn cancelled_payment_gives_status_2_and_releases_stock() {
         .order(&alice, seed::PRODUCT_LIMITED_MUG, 1, seed::CHANNEL_CARD_USD)
         .await;
     assert_eq!(stock(&env, seed::PRODUCT_LIMITED_MUG).await, 0);
-    let trade = start(&env, &alice, &order_no, seed::CHANNEL_CARD_USD)
-        .await
-        .body;
-    let trade_no = trade["trade_no"].as_str().unwrap();
-    let cancel = env
-        .post_empty(
-            &env.control(&format!("/catalog/trades/{trade_no}/cancel")),
-            None,
-        )
-        .await;
+    let trade_no = card_trade(&env, &alice, &order_no).await;
+    let cancel = trade(&env, &trade_no, "cancel").await;
     assert_eq!(cancel.status, StatusCode::OK);
     assert_eq!(payment_status(&env, &alice, &order_no).await, 2);
     assert_eq!(read(&env, &alice, &order_no).await.body["status"], 2);
     assert_eq!(stock(&env, seed::PRODUCT_LIMITED_MUG).await, 1);
-    let pay = env
-        .post_empty(
-            &env.control(&format!("/catalog/trades/{trade_no}/pay")),
-            None,
-        )
-        .await;
+    let pay = trade(&env, &trade_no, "pay").await;
     assert_eq!(pay.status, StatusCode::CONFLICT);
     let restart = start(&env, &alice, &order_no, seed::CHANNEL_CARD_USD).await;
     assert_eq!(restart.status, StatusCode::UNPROCESSABLE_ENTITY);
@@ -527,21 +516,13 @@ async fn unpaid_order_is_cancelled_after_its_payment_window() {
     let order_no = env
         .order(&alice, seed::PRODUCT_LIMITED_MUG, 1, seed::CHANNEL_CARD_USD)
         .await;
-    let trade = start(&env, &alice, &order_no, seed::CHANNEL_CARD_USD)
-        .await
-        .body;
+    let trade_no = card_trade(&env, &alice, &order_no).await;
     env.advance(30 * 60).await;
     let alice = env.user_token(seed::USER_ALICE).await;
     assert_eq!(payment_status(&env, &alice, &order_no).await, 2);
     assert_eq!(read(&env, &alice, &order_no).await.body["status"], 2);
     assert_eq!(stock(&env, seed::PRODUCT_LIMITED_MUG).await, 1);
-    let trade_no = trade["trade_no"].as_str().unwrap();
-    let pay = env
-        .post_empty(
-            &env.control(&format!("/catalog/trades/{trade_no}/pay")),
-            None,
-        )
-        .await;
+    let pay = trade(&env, &trade_no, "pay").await;
     assert_eq!(pay.status, StatusCode::CONFLICT);
 }
 
