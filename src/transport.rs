@@ -126,7 +126,7 @@ fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
 }
 
 /// Maps an error response to an [`ApiError`]; a body without `error` keeps an empty code.
-pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ApiError {
+fn api_error(status: u16, retry_after: Option<Duration>, body: &[u8]) -> ApiError {
     let parsed: Option<ErrorBody> = serde_json::from_slice(body).ok();
     let (error, error_description, field) = match parsed {
         Some(b) => (ErrorCode::parse(&b.error), b.error_description, b.field),
@@ -137,7 +137,7 @@ pub(crate) fn api_error(status: u16, headers: &HeaderMap, body: &[u8]) -> ApiErr
         error,
         error_description,
         field,
-        retry_after: parse_retry_after(headers),
+        retry_after,
     }
 }
 
@@ -329,25 +329,23 @@ impl Inner {
             }
         };
         let status = resp.status();
-        let headers = resp.headers().clone();
+        // The one header an answer needs later; read now instead of keeping the whole map.
+        let retry_after = parse_retry_after(resp.headers());
         let cap = self.config.max_response_bytes;
+        let too_large = || Attempt::Transport {
+            kind: TransportKind::BodyTooLarge,
+            message: format!("response body larger than {cap} bytes"),
+            sent: true,
+        };
         if resp.content_length().is_some_and(|l| l as usize > cap) {
-            return Attempt::Transport {
-                kind: TransportKind::BodyTooLarge,
-                message: format!("response body larger than {cap} bytes"),
-                sent: true,
-            };
+            return too_large();
         }
         let mut body = Vec::new();
         loop {
             match resp.chunk().await {
                 Ok(Some(chunk)) => {
                     if body.len() + chunk.len() > cap {
-                        return Attempt::Transport {
-                            kind: TransportKind::BodyTooLarge,
-                            message: format!("response body larger than {cap} bytes"),
-                            sent: true,
-                        };
+                        return too_large();
                     }
                     body.extend_from_slice(&chunk);
                 }
@@ -364,7 +362,7 @@ impl Inner {
         }
         if status.is_success() {
             if status == StatusCode::ACCEPTED {
-                let api = api_error(status.as_u16(), &headers, &body);
+                let api = api_error(status.as_u16(), retry_after, &body);
                 if api.error == ErrorCode::ProviderResultPending {
                     return Attempt::Api(api);
                 }
@@ -374,7 +372,7 @@ impl Inner {
                 body,
             })
         } else {
-            Attempt::Api(api_error(status.as_u16(), &headers, &body))
+            Attempt::Api(api_error(status.as_u16(), retry_after, &body))
         }
     }
 
@@ -584,13 +582,13 @@ mod tests {
         h.insert(header::RETRY_AFTER, "7".parse().unwrap());
         let a = api_error(
             400,
-            &h,
+            parse_retry_after(&h),
             br#"{"error":"invalid_expires_in","error_description":"x","field":"expires_in"}"#,
         );
         assert_eq!(a.error, ErrorCode::InvalidExpiresIn);
         assert_eq!(a.field.as_deref(), Some("expires_in"));
         assert_eq!(a.retry_after, Some(Duration::from_secs(7)));
-        let b = api_error(502, &HeaderMap::new(), b"<html>bad gateway</html>");
+        let b = api_error(502, None, b"<html>bad gateway</html>");
         assert_eq!(b.error, ErrorCode::Other(String::new()));
     }
 }
