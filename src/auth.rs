@@ -168,12 +168,7 @@ impl UserTokenState {
         let UserToken::Provider(p) = &self.source else {
             return Err(Error::TokenProvider("no user token".into()));
         };
-        let token = p.user_token(None).await?;
-        if token.is_empty() {
-            return Err(Error::TokenProvider(
-                "provider returned an empty token".into(),
-            ));
-        }
+        let token = ask(p.as_ref(), None).await?;
         *current = Some(token.clone());
         Ok(token)
     }
@@ -188,15 +183,20 @@ impl UserTokenState {
         if current.as_ref().is_some_and(|c| c != rejected) {
             return Ok(true); // another call already refreshed it
         }
-        let token = p.user_token(Some(rejected)).await?;
-        if token.is_empty() {
-            return Err(Error::TokenProvider(
-                "provider returned an empty token".into(),
-            ));
-        }
-        *current = Some(token);
+        *current = Some(ask(p.as_ref(), Some(rejected)).await?);
         Ok(true)
     }
+}
+
+/// Asks the host app's provider for a token; an empty one is a provider failure.
+async fn ask(provider: &dyn UserTokenProvider, rejected: Option<&Secret>) -> Result<Secret> {
+    let token = provider.user_token(rejected).await?;
+    if token.is_empty() {
+        return Err(Error::TokenProvider(
+            "provider returned an empty token".into(),
+        ));
+    }
+    Ok(token)
 }
 
 #[cfg(test)]
