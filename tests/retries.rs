@@ -507,3 +507,56 @@ async fn create_processed_then_server_error_is_retried_with_the_original_key() {
                        "after_handler": true, "status": 500});
     assert_create_retried_with_original_key(&h, "order-5xx-1", fault).await;
 }
+
+/// Contract (merchant-payment create): "On a timeout, retry with the original key and
+/// parameters; do not use a new key", also after the SDK has given up: every attempt was
+/// processed and its answer lost, the call fails, and the app repeating the same request (its
+/// persisted key) later gets the one payment the first attempt created.
+#[tokio::test]
+async fn create_lost_on_every_attempt_is_repeated_later_with_the_same_key_and_one_payment() {
+    let h = Harness::start().await;
+    h.client.authenticate().await.unwrap();
+    let attempts = h.client.config().retry.max_attempts;
+    h.fault(
+        json!({"method": "POST", "path": create_path(), "after_handler": true,
+                   "drop_connection": true, "times": attempts}),
+    )
+    .await;
+    let req = CreateMerchantPayment::new(
+        "order-lost-all",
+        MinorAmount::parse_decimal("3.10", 2).unwrap(),
+        "USD",
+    );
+    let err = h.client.create_merchant_payment(&req).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::Connection,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        h.requests_to("POST", &create_path()).await.len(),
+        attempts as usize
+    );
+
+    let again = h.client.create_merchant_payment(&req).await.unwrap();
+    let listed = h
+        .client
+        .list_merchant_payments(&ListMerchantPaymentsQuery::by_external_reference(
+            "order-lost-all",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(listed.len(), 1, "exactly one payment for the reference");
+    assert_eq!(listed[0].order_no, again.payment.order_no);
+    let posts = h.requests_to("POST", &create_path()).await;
+    assert_eq!(posts.len(), attempts as usize + 1);
+    assert!(
+        posts.iter().all(|p| p["body"] == posts[0]["body"]),
+        "every attempt, also the app's later repeat, sends identical parameters"
+    );
+}
