@@ -86,6 +86,19 @@ impl WebhookVerifier {
         signature: Option<&str>,
         body: &[u8],
     ) -> Result<StatusNotification, WebhookError> {
+        self.verify_at((self.clock)(), event_id, timestamp, signature, body)
+    }
+
+    /// [`WebhookVerifier::verify`] with the current time given as Unix seconds instead of the
+    /// verifier's clock (for callers with their own time source, such as the bindings).
+    pub fn verify_at(
+        &self,
+        now: i64,
+        event_id: Option<&str>,
+        timestamp: Option<&str>,
+        signature: Option<&str>,
+        body: &[u8],
+    ) -> Result<StatusNotification, WebhookError> {
         let event_id = event_id.ok_or(WebhookError::MissingHeader(HEADER_EVENT_ID))?;
         let timestamp = timestamp.ok_or(WebhookError::MissingHeader(HEADER_TIMESTAMP))?;
         let signature = signature.ok_or(WebhookError::MissingHeader(HEADER_SIGNATURE))?;
@@ -99,7 +112,6 @@ impl WebhookVerifier {
         let ts: i64 = timestamp
             .parse()
             .map_err(|_| WebhookError::MalformedTimestamp)?;
-        let now = (self.clock)();
         let tol = self.tolerance.as_secs();
         if now > ts && now.abs_diff(ts) > tol {
             return Err(WebhookError::TimestampTooOld {

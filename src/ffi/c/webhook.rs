@@ -2,7 +2,6 @@
 //! expectation check.
 
 use std::ffi::c_char;
-use std::sync::Arc;
 
 use crate::webhook::status_version_decision;
 use crate::{
@@ -102,15 +101,10 @@ unsafe fn verify(
             bytes_arg(body, body_len, "body")?,
         )
     };
+    let verifier = &verifier.verifier;
     let notification = match now_unix {
-        Some(now) => verifier
-            .verifier
-            .clone()
-            .with_clock(Arc::new(move || now))
-            .verify(event_id, timestamp, signature, body)?,
-        None => verifier
-            .verifier
-            .verify(event_id, timestamp, signature, body)?,
+        Some(now) => verifier.verify_at(now, event_id, timestamp, signature, body)?,
+        None => verifier.verify(event_id, timestamp, signature, body)?,
     };
     out.write_json(&notification)
 }

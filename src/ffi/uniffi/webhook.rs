@@ -259,12 +259,10 @@ impl WebhookVerifier {
         body: Vec<u8>,
         now_unix_seconds: i64,
     ) -> Result<StatusNotification, WebhookError> {
-        let fixed = self
+        Ok(self
             .inner
-            .clone()
-            .with_clock(Arc::new(move || now_unix_seconds));
-        Ok(fixed
-            .verify(
+            .verify_at(
+                now_unix_seconds,
                 event_id.as_deref(),
                 timestamp.as_deref(),
                 signature.as_deref(),
