@@ -352,7 +352,7 @@ async fn catalog_order_lost_answer_does_not_prove_failure_the_order_exists() {
 /// then the answer came later than the attempt timeout: outcome unknown, sent once, order exists.
 #[tokio::test]
 async fn catalog_order_timed_out_answer_does_not_prove_failure_the_order_exists() {
-    let h = Harness::start_with(|c| c.with_attempt_timeout(Duration::from_millis(300))).await;
+    let h = Harness::start_with(|c| c.with_attempt_timeout(Duration::from_millis(1000))).await;
     h.client.authenticate().await.unwrap();
     let fault = json!({"method": "POST", "path": orders_path(),
                        "after_handler": true, "latency_ms": 60_000});
@@ -492,7 +492,7 @@ async fn create_processed_then_connection_lost_is_retried_with_the_original_key(
 /// attempt timeout.
 #[tokio::test]
 async fn create_processed_then_timed_out_is_retried_with_the_original_key() {
-    let h = Harness::start_with(|c| c.with_attempt_timeout(Duration::from_millis(400))).await;
+    let h = Harness::start_with(|c| c.with_attempt_timeout(Duration::from_millis(1000))).await;
     let fault = json!({"method": "POST", "path": create_path(),
                        "after_handler": true, "latency_ms": 60_000});
     assert_create_retried_with_original_key(&h, "order-late-1", fault).await;
