@@ -76,11 +76,6 @@ impl RequestLog {
             record.value["dropped"] = status.is_none().into();
         }
     }
-
-    /// Recorded requests, oldest first, as JSON objects.
-    pub fn all(&self) -> Vec<Value> {
-        self.records.iter().map(|r| r.value.clone()).collect()
-    }
 }
 
 /// Control routes: `GET /requests` (optional `method` and `path` filters), `DELETE /requests`.
@@ -98,13 +93,15 @@ async fn list(State(shared): State<Arc<Shared>>, RawQuery(query): RawQuery) -> J
             _ => {}
         }
     }
-    let items = shared
-        .world()
+    let world = shared.world();
+    let items = world
         .requests
-        .all()
-        .into_iter()
+        .records
+        .iter()
+        .map(|r| &r.value)
         .filter(|r| method.as_deref().is_none_or(|m| r["method"] == m))
         .filter(|r| path.as_deref().is_none_or(|p| r["path"] == p))
+        .cloned()
         .collect();
     Json(Value::Array(items))
 }
