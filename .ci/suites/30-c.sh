@@ -66,10 +66,8 @@ fi
 passed=$((passed + 1))
 
 # 6. The example against the standalone sandbox, under valgrind.
-"$target_dir/storefront-sandbox" --port 0 --ready-file "$work/ready.json" >"$work/sandbox.log" 2>&1 &
-sandbox_pid=$!
-for _ in $(seq 1 600); do [[ -s "$work/ready.json" ]] && break; sleep 0.1; done
-[[ -s "$work/ready.json" ]] || { cat "$work/sandbox.log"; echo "sandbox did not start" >&2; exit 1; }
+source .ci/sandbox.sh
+start_sandbox "$target_dir/storefront-sandbox" "$work"
 valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
   --errors-for-leak-kinds=definite,indirect --error-exitcode=99 \
   "$work/storefront_example" "$work/ready.json"

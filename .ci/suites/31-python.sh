@@ -17,9 +17,8 @@ export STOREFRONT_SANDBOX_BIN="$target_dir/debug/storefront-sandbox"
 
 # The example program against its own standalone sandbox.
 work=$(mktemp -d)
-"$STOREFRONT_SANDBOX_BIN" --port 0 --ready-file "$work/ready.json" >"$work/sandbox.log" 2>&1 &
-sandbox_pid=$!
+sandbox_pid=
 trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 600); do [[ -s "$work/ready.json" ]] && break; sleep 0.1; done
-[[ -s "$work/ready.json" ]] || { cat "$work/sandbox.log"; echo "sandbox did not start" >&2; exit 1; }
+source .ci/sandbox.sh
+start_sandbox "$STOREFRONT_SANDBOX_BIN" "$work"
 PYTHONPATH=bindings/python python3 examples/python/storefront_example.py "$work/ready.json"

@@ -40,14 +40,10 @@ mvn -B -ntp -f bindings/kotlin/pom.xml verify \
 jar tf bindings/kotlin/target/storefront-0.1.0.jar | grep -qx 'linux-x86-64/libstorefront.so'
 # The example: one Maven command against a standalone sandbox, as a newcomer runs it.
 ready_dir=$(mktemp -d)
-target/debug/storefront-sandbox --port 0 --ready-file "$ready_dir/ready.json" >"$ready_dir/sandbox.log" 2>&1 &
-sandbox_pid=$!
+sandbox_pid=
 trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$ready_dir"' EXIT
-for _ in $(seq 1 600); do
-  [ -f "$ready_dir/ready.json" ] && break
-  kill -0 "$sandbox_pid" 2>/dev/null || { cat "$ready_dir/sandbox.log" >&2; exit 1; }
-  sleep 0.1
-done
+source .ci/sandbox.sh
+start_sandbox target/debug/storefront-sandbox "$ready_dir"
 origin=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["origin"])' "$ready_dir/ready.json")
 mvn -B -ntp -q -f examples/kotlin/pom.xml compile exec:java -Dsandbox="$origin" | tee "$ready_dir/example.out"
 grep -q 'both flows done' "$ready_dir/example.out"
