@@ -58,12 +58,7 @@ def raise_for(result: int, error: c_void_p) -> None:
 
 def call_string(name: str, *args: Any) -> str:
     """Calls ``name(args..., char **out, sf_error **error_out)`` and returns the string."""
-    out = c_void_p()
-    error = c_void_p()
-    result = getattr(_lib.lib(), name)(*args, byref(out), byref(error))
-    if result != 0:
-        raise_for(result, error)
-    return _lib.take_string(out)
+    return _lib.take_string(call_handle(name, *args))
 
 
 def call_json(name: str, *args: Any) -> Any:
@@ -72,7 +67,7 @@ def call_json(name: str, *args: Any) -> Any:
 
 
 def call_handle(name: str, *args: Any) -> c_void_p:
-    """Calls a constructor ``name(args..., T **out, sf_error **error_out)``."""
+    """Calls ``name(args..., T **out, sf_error **error_out)`` and returns ``out``."""
     out = c_void_p()
     error = c_void_p()
     result = getattr(_lib.lib(), name)(*args, byref(out), byref(error))
