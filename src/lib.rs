@@ -37,6 +37,7 @@ mod config;
 mod error;
 pub mod money;
 mod operation;
+mod params;
 mod secret;
 pub mod serde_util;
 mod tls;

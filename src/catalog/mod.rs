@@ -19,16 +19,10 @@ use url::Url;
 use crate::client::{Client, UserSession};
 use crate::error::{Error, Result};
 use crate::operation::Operation;
+use crate::params::{limit_query, require_id};
 use crate::transport::{Auth, Body, Inner, Request};
 
 use model::*;
-
-fn require_id(field: &str, value: &str) -> Result<()> {
-    if value.trim().is_empty() {
-        return Err(Error::validation(field, "must not be empty"));
-    }
-    Ok(())
-}
 
 fn products_query(q: &ProductQuery) -> Result<Vec<(&'static str, String)>> {
     let mut out = Vec::new();
@@ -38,12 +32,7 @@ fn products_query(q: &ProductQuery) -> Result<Vec<(&'static str, String)>> {
         }
         out.push(("page", p.to_string()));
     }
-    if let Some(l) = q.limit {
-        if !(1..=100).contains(&l) {
-            return Err(Error::validation("limit", "must be 1 to 100"));
-        }
-        out.push(("limit", l.to_string()));
-    }
+    out.extend(limit_query(q.limit)?);
     if let Some(g) = &q.gd_no {
         out.push(("gd_no", g.clone()));
     }

@@ -11,25 +11,11 @@ pub mod model;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::operation::Operation;
+use crate::params::{limit_query, require_id};
 use crate::transport::{Body, Request};
 
 use create::CreateMerchantPayment;
 use model::*;
-
-fn require_id(field: &str, value: &str) -> Result<()> {
-    if value.trim().is_empty() {
-        return Err(Error::validation(field, "must not be empty"));
-    }
-    Ok(())
-}
-
-fn check_limit(limit: Option<u32>) -> Result<Vec<(&'static str, String)>> {
-    match limit {
-        None => Ok(Vec::new()),
-        Some(l) if (1..=100).contains(&l) => Ok(vec![("limit", l.to_string())]),
-        Some(_) => Err(Error::validation("limit", "must be 1 to 100")),
-    }
-}
 
 /// Checks the created payment against the request: amount, currency, reference and (if given)
 /// precision; and that `checkout_url` is an absolute HTTPS address (its token must not travel in
@@ -174,7 +160,7 @@ impl Client {
                 "at least one of external_reference and order_no is required",
             ));
         }
-        q.extend(check_limit(query.limit)?);
+        q.extend(limit_query(query.limit)?);
         let inner = &self.inner;
         let r: Items<MerchantPayment> = inner
             .execute(Request {
@@ -205,7 +191,7 @@ impl Client {
                     &["openapi", "v1", "merchant-payments"],
                     &[order_no, "notifications"],
                 )?,
-                query: check_limit(limit)?,
+                query: limit_query(limit)?.into_iter().collect(),
                 body: Body::Empty,
                 auth: self.auth(),
             })
