@@ -59,6 +59,15 @@ pub(crate) enum Body {
     Form(Vec<(&'static str, String)>),
 }
 
+impl Body {
+    /// A JSON body, serialized once so that every retry sends the same bytes.
+    pub fn json<T: serde::Serialize>(value: &T) -> Result<Body> {
+        serde_json::to_vec(value)
+            .map(Body::Json)
+            .map_err(|e| Error::validation("body", e.to_string()))
+    }
+}
+
 impl Drop for Body {
     /// The token request's form carries the client secret: wipe it once sent.
     fn drop(&mut self) {

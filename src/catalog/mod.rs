@@ -188,14 +188,12 @@ impl UserSession {
         }
         let inner = &self.client.inner;
         let auth = self.checked_auth(Operation::CreateOrder).await?;
-        let body =
-            serde_json::to_vec(request).map_err(|e| Error::validation("body", e.to_string()))?;
         let created: CreatedOrder = inner
             .execute(Request {
                 op: Operation::CreateOrder,
                 url: inner.api_url(&["openapi", "v1", "orders"], &[])?,
                 query: Vec::new(),
-                body: Body::Json(body),
+                body: Body::json(request)?,
                 auth,
             })
             .await?
@@ -230,16 +228,15 @@ impl UserSession {
         require_id("payment_no", payment_no)?;
         let inner = &self.client.inner;
         let auth = self.checked_auth(Operation::StartPayment).await?;
-        let body = serde_json::to_vec(&StartPaymentRequest {
+        let body = Body::json(&StartPaymentRequest {
             payment_no: payment_no.to_owned(),
-        })
-        .map_err(|e| Error::validation("body", e.to_string()))?;
+        })?;
         let resp = inner
             .execute(Request {
                 op: Operation::StartPayment,
                 url: inner.api_url(&["openapi", "v1", "orders"], &[order_no, "payment"])?,
                 query: Vec::new(),
-                body: Body::Json(body),
+                body,
                 auth,
             })
             .await?;

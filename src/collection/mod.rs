@@ -104,14 +104,13 @@ impl Client {
         request.validate(self.inner.config.allow_insecure_loopback)?;
         let inner = &self.inner;
         // Serialized once: every retry sends byte-identical parameters with the same key.
-        let body =
-            serde_json::to_vec(request).map_err(|e| Error::validation("body", e.to_string()))?;
+        let body = Body::json(request)?;
         let payment: MerchantPayment = inner
             .execute(Request {
                 op: Operation::CreateMerchantPayment,
                 url: inner.api_url(&["openapi", "v1", "merchant-payments"], &[])?,
                 query: Vec::new(),
-                body: Body::Json(body),
+                body,
                 auth: self.auth(),
             })
             .await?
