@@ -337,13 +337,8 @@ pub struct PaymentExpectation {
 
 impl PaymentExpectation {
     fn to_core(&self) -> Result<CoreExpectation, WebhookError> {
-        let amount = minor("amount_minor", self.amount_minor).map_err(|e| {
-            WebhookError::ExpectationMismatch {
-                field: "amount_minor".into(),
-                expected: "a positive amount_minor".into(),
-                actual: e.to_string(),
-            }
-        })?;
+        let amount =
+            minor("amount_minor", self.amount_minor).map_err(|e| invalid_amount(e.to_string()))?;
         Ok(CoreExpectation {
             external_reference: self.external_reference.clone(),
             amount_minor: amount,
@@ -361,15 +356,21 @@ impl PaymentExpectation {
         currency: &str,
         test_mode: bool,
     ) -> Result<(), WebhookError> {
-        let amount =
-            minor("amount_minor", amount_minor).map_err(|_| WebhookError::ExpectationMismatch {
-                field: "amount_minor".into(),
-                expected: "a positive amount_minor".into(),
-                actual: amount_minor.to_string(),
-            })?;
+        let amount = minor("amount_minor", amount_minor)
+            .map_err(|_| invalid_amount(amount_minor.to_string()))?;
         Ok(self
             .to_core()?
             .check_fields(reference, amount, currency, test_mode)?)
+    }
+}
+
+/// An `amount_minor` outside the contract's range (not positive, or above the maximum) never
+/// matches.
+fn invalid_amount(actual: String) -> WebhookError {
+    WebhookError::ExpectationMismatch {
+        field: "amount_minor".into(),
+        expected: "a positive amount_minor".into(),
+        actual,
     }
 }
 
