@@ -656,21 +656,13 @@ async fn wallet_controls_read_and_set_the_platform_coin_balance() {
     let wallet = env.get(&env.control("/users/bob"), None).await;
     assert_eq!(wallet.body["wallet"], seed::BOB_WALLET);
     let set = env
-        .http
-        .put(env.control("/users/bob/wallet"))
-        .json(&json!({"wallet": 100 * UNIT}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(set.status(), StatusCode::OK);
+        .put_control("/users/bob/wallet", &json!({"wallet": 100 * UNIT}))
+        .await;
+    assert_eq!(set.status, StatusCode::OK);
     let negative = env
-        .http
-        .put(env.control("/users/bob/wallet"))
-        .json(&json!({"wallet": -1}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(negative.status(), StatusCode::BAD_REQUEST);
+        .put_control("/users/bob/wallet", &json!({"wallet": -1}))
+        .await;
+    assert_eq!(negative.status, StatusCode::BAD_REQUEST);
     let order_no = env
         .order(&bob, seed::PRODUCT_BEANS, 1, seed::CHANNEL_PLATFORM_COIN)
         .await;

@@ -16,13 +16,9 @@ const M2: &str = seed::OTHER_MERCHANT_NO;
 
 async fn assign(env: &Env, setting: Value) {
     let response = env
-        .http
-        .put(env.control(&format!("/channels/{}", seed::CHANNEL_CARD_TEST)))
-        .json(&setting)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+        .put_control(&format!("/channels/{}", seed::CHANNEL_CARD_TEST), &setting)
+        .await;
+    assert_eq!(response.status, StatusCode::OK);
 }
 
 /// The test channel as listed for a token, if it is.
@@ -180,13 +176,12 @@ async fn disabled_channel_is_not_listed_and_cannot_be_used() {
     let env = Env::start().await;
     let token = env.merchant_token().await;
     let response = env
-        .http
-        .put(env.control(&format!("/channels/{}", seed::CHANNEL_CARD_USD)))
-        .json(&json!({"enabled": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+        .put_control(
+            &format!("/channels/{}", seed::CHANNEL_CARD_USD),
+            &json!({"enabled": false}),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::OK);
     let answer = env
         .get(
             &env.api("/openapi/v1/merchant-payment-channels"),
@@ -231,13 +226,12 @@ async fn merchant_forbidding_anonymous_purchase_makes_every_channel_require_logi
     let env = Env::start().await;
     let token = env.merchant_token().await;
     let response = env
-        .http
-        .put(env.control(&format!("/merchants/{M1}/anonymous-purchase")))
-        .json(&json!({"allowed": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+        .put_control(
+            &format!("/merchants/{M1}/anonymous-purchase"),
+            &json!({"allowed": false}),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::OK);
     let answer = env
         .get(
             &env.api("/openapi/v1/merchant-payment-channels"),
@@ -287,13 +281,12 @@ async fn merchant_fee_funding_is_checked_at_creation_and_reserved_at_payment_sta
         let env = &env;
         async move {
             let response = env
-                .http
-                .put(env.control(&format!("/merchants/{M2}/funds")))
-                .json(&json!({"available": available, "credit": credit}))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), StatusCode::OK);
+                .put_control(
+                    &format!("/merchants/{M2}/funds"),
+                    &json!({"available": available, "credit": credit}),
+                )
+                .await;
+            assert_eq!(response.status, StatusCode::OK);
         }
     };
     let eur = |key: &str, fixed: bool| {

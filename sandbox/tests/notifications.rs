@@ -912,33 +912,25 @@ async fn sweep_sends_expired_and_review_notifications() {
 async fn default_notification_control_generates_a_secret_when_none_is_given() {
     let env = Env::start().await;
     let response = env
-        .http
-        .put(env.control(&format!(
-            "/merchants/{}/notification-default",
-            seed::MERCHANT_NO
-        )))
-        .json(&json!({"url": "https://hooks.shop.example/n", "enabled": false}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
-    let body: Value = response.json().await.unwrap();
+        .put_control(
+            &format!("/merchants/{}/notification-default", seed::MERCHANT_NO),
+            &json!({"url": "https://hooks.shop.example/n", "enabled": false}),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::OK);
+    let body = response.body;
     assert!(
         body["secret"].as_str().is_some_and(|s| s.len() >= 32),
         "shown once"
     );
     let response = env
-        .http
-        .put(env.control(&format!(
-            "/merchants/{}/notification-default",
-            seed::MERCHANT_NO
-        )))
-        .json(&json!({"url": "http://hooks.shop.example/n", "enabled": true}))
-        .send()
-        .await
-        .unwrap();
+        .put_control(
+            &format!("/merchants/{}/notification-default", seed::MERCHANT_NO),
+            &json!({"url": "http://hooks.shop.example/n", "enabled": true}),
+        )
+        .await;
     assert_eq!(
-        response.status(),
+        response.status,
         StatusCode::BAD_REQUEST,
         "public targets must be https"
     );
@@ -985,13 +977,9 @@ async fn stored_events_are_delivered_after_a_worker_interruption() {
         let env = &env;
         async move {
             let response = env
-                .http
-                .put(env.control("/notifications/worker"))
-                .json(&json!({ "enabled": enabled }))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), StatusCode::OK);
+                .put_control("/notifications/worker", &json!({ "enabled": enabled }))
+                .await;
+            assert_eq!(response.status, StatusCode::OK);
         }
     };
     worker(false).await;

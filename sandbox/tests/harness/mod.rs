@@ -155,6 +155,12 @@ impl Env {
         answer(request.send().await.expect("the POST is answered")).await
     }
 
+    /// PUT a JSON body to a control endpoint (`path` under the control prefix).
+    pub async fn put_control(&self, path: &str, body: &Value) -> Answer {
+        let request = self.http.put(self.control(path)).json(body);
+        answer(request.send().await.expect("the PUT is answered")).await
+    }
+
     /// Moves the sandbox clock through the control endpoint.
     pub async fn advance(&self, seconds: i64) {
         let answer = self

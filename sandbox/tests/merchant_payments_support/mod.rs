@@ -113,25 +113,20 @@ pub async fn force(env: &Env, order_no: &str, status: &str) -> Answer {
 /// Pauses or resumes the automatic sweep.
 pub async fn set_sweep(env: &Env, enabled: bool) {
     let response = env
-        .http
-        .put(env.control("/sweep"))
-        .json(&json!({ "enabled": enabled }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+        .put_control("/sweep", &json!({ "enabled": enabled }))
+        .await;
+    assert_eq!(response.status, StatusCode::OK);
 }
 
 /// Sets the merchant-center default notification.
 pub async fn set_default(env: &Env, merchant_no: &str, url: &str, secret: &str, enabled: bool) {
     let response = env
-        .http
-        .put(env.control(&format!("/merchants/{merchant_no}/notification-default")))
-        .json(&json!({ "url": url, "secret": secret, "enabled": enabled }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), StatusCode::OK);
+        .put_control(
+            &format!("/merchants/{merchant_no}/notification-default"),
+            &json!({ "url": url, "secret": secret, "enabled": enabled }),
+        )
+        .await;
+    assert_eq!(response.status, StatusCode::OK);
 }
 
 /// Waits (bounded, polling) until `check` holds; panics with `what` otherwise. The bound is
