@@ -1,6 +1,8 @@
 //! The standalone binary: starts, writes its endpoints to `--ready-file`, prints its endpoints
 //! and the seeded credentials, and serves real requests (issue 2, "Done when").
 
+mod harness;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -110,18 +112,7 @@ async fn binary_writes_its_endpoints_to_the_ready_file_prints_credentials_and_se
     assert_eq!(merchant["merchant_no"], seed::MERCHANT_NO);
     assert_eq!(ready["users"][0], seed::USER_ALICE);
 
-    let http = reqwest::Client::builder()
-        .tls_backend_preconfigured(
-            rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-                rustls::crypto::ring::default_provider(),
-            ))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(rustls::RootCertStore::empty())
-            .with_no_client_auth(),
-        )
-        .build()
-        .unwrap();
+    let http = harness::http_client(None);
     let token: Value = http
         .post(ready["token_endpoint"].as_str().unwrap())
         .form(&[
@@ -175,22 +166,7 @@ async fn binary_with_tls_writes_the_ca_next_to_the_ready_file() {
     let origin = ready["origin"].as_str().unwrap();
     assert!(origin.starts_with("https://127.0.0.1:"), "{ready}");
     let pem = std::fs::read_to_string(ready["ca_pem_path"].as_str().unwrap()).unwrap();
-    let mut roots = rustls::RootCertStore::empty();
-    for cert in rustls::pki_types::pem::PemObject::pem_slice_iter(pem.as_bytes()) {
-        roots.add(cert.unwrap()).unwrap();
-    }
-    let http = reqwest::Client::builder()
-        .tls_backend_preconfigured(
-            rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-                rustls::crypto::ring::default_provider(),
-            ))
-            .with_safe_default_protocol_versions()
-            .unwrap()
-            .with_root_certificates(roots)
-            .with_no_client_auth(),
-        )
-        .build()
-        .unwrap();
+    let http = harness::http_client(Some(&pem));
     let response = http
         .post(ready["token_endpoint"].as_str().unwrap())
         .form(&[
