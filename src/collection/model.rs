@@ -162,6 +162,11 @@ impl CheckoutUrl {
         self.0.expose()
     }
 
+    /// The full address as a [`Secret`], moved rather than copied.
+    pub fn into_secret(self) -> Secret {
+        self.0
+    }
+
     /// The parsed address (with its token).
     pub fn to_url(&self) -> Option<Url> {
         Url::parse(self.0.expose()).ok()

@@ -11,7 +11,6 @@ use time::OffsetDateTime;
 
 use crate::collection::create::CreateMerchantPayment;
 use crate::collection::model as core;
-use crate::secret::Secret as CoreSecret;
 
 use super::error::Result;
 use super::ints::{int, long, unsigned_opt};
@@ -184,9 +183,7 @@ impl From<core::MerchantPayment> for MerchantPayment {
             status: p.status.into(),
             status_version: long(p.status_version),
             test_mode: p.test_mode,
-            checkout_url: p
-                .checkout_url
-                .map(|u| Secret::wrap(CoreSecret::new(u.expose()))),
+            checkout_url: p.checkout_url.map(|u| Secret::wrap(u.into_secret())),
             return_url: p.return_url,
             expires_at: p.expires_at,
             event_id: p.event_id,
