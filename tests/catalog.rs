@@ -9,7 +9,7 @@ use common::{Harness, s};
 use futures_util::TryStreamExt;
 use storefront::{
     CreateOrderRequest, CreatedOrder, Error, ErrorKind, OrderStatus, OtherIpuForm, PaymentStatus,
-    PaymentWaitOutcome, ProductQuery, UserSession,
+    PaymentWaitOutcome, Product, ProductQuery, UserSession,
 };
 
 /// Creates an order for `quantity` of the seeded beans, payable through `channel`.
@@ -21,6 +21,15 @@ async fn order_beans(user: &UserSession, quantity: u32, channel: &str) -> Create
     ))
     .await
     .unwrap()
+}
+
+/// The products listed with the exact filter `gd_no`.
+async fn products_numbered(h: &Harness, gd_no: &str) -> Vec<Product> {
+    let query = ProductQuery {
+        gd_no: Some(gd_no.into()),
+        ..Default::default()
+    };
+    h.client.list_products(&query).await.unwrap().list
 }
 
 /// Orders one bag by card, starts the payment, has the channel `action` ("pay" or "cancel")
@@ -95,16 +104,9 @@ async fn products_by_page_and_stream_over_all_pages() {
 #[tokio::test]
 async fn product_filter_and_fixed_point_price() {
     let h = Harness::start().await;
-    let page = h
-        .client
-        .list_products(&ProductQuery {
-            gd_no: Some(s::PRODUCT_BEANS.into()),
-            ..Default::default()
-        })
-        .await
-        .unwrap();
-    assert_eq!(page.list.len(), 1);
-    let beans = &page.list[0];
+    let list = products_numbered(&h, s::PRODUCT_BEANS).await;
+    assert_eq!(list.len(), 1);
+    let beans = &list[0];
     assert_eq!(beans.actual_price.to_decimal_string(2).unwrap(), "12.50");
     assert_eq!(beans.currency, "USD");
 }
@@ -144,16 +146,7 @@ async fn userinfo_is_returned_as_a_json_map() {
 #[tokio::test]
 async fn other_ipu_is_built_from_keys_with_required_flags_enforced() {
     let h = Harness::start().await;
-    let gift = h
-        .client
-        .list_products(&ProductQuery {
-            gd_no: Some(s::PRODUCT_GIFT_CARD.into()),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .list
-        .remove(0);
+    let gift = products_numbered(&h, s::PRODUCT_GIFT_CARD).await.remove(0);
     let form = OtherIpuForm::for_product(&gift).unwrap();
     assert!(
         form.fields()
