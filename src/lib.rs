@@ -72,3 +72,8 @@ impl From<MoneyError> for Error {
         Error::validation("amount", e.to_string())
     }
 }
+
+/// The README's Rust snippets compile against this crate's API (checked by `cargo test --doc`).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
