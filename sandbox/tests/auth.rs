@@ -32,6 +32,30 @@ async fn token_endpoint_grants_client_credentials_with_scope_and_expires_in() {
     assert_eq!(body["expires_in"], 3600);
 }
 
+/// "No user refresh token is issued; after expiry request a new token with the server
+/// credentials": the token answer has no `refresh_token`, and a new request gets a new token.
+#[tokio::test]
+async fn token_response_issues_no_refresh_token() {
+    let env = Env::start().await;
+    let request = || {
+        env.http.post(env.sandbox.token_endpoint()).form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", seed::MERCHANT_CLIENT_ID),
+            ("client_secret", seed::MERCHANT_CLIENT_SECRET),
+            ("scope", "merchant_payments.read"),
+        ])
+    };
+    let first: Value = request().send().await.unwrap().json().await.unwrap();
+    assert!(first["access_token"].is_string());
+    assert!(first.get("refresh_token").is_none(), "{first}");
+    let second: Value = request().send().await.unwrap().json().await.unwrap();
+    assert!(second.get("refresh_token").is_none());
+    assert_ne!(
+        first["access_token"], second["access_token"],
+        "a new request gets a new token"
+    );
+}
+
 #[tokio::test]
 async fn client_credentials_tokens_never_carry_user_scopes() {
     let env = Env::start().await;

@@ -463,6 +463,86 @@ async fn invalid_expires_in_and_invalid_return_url_carry_field_and_description()
     assert!(answer.body["error_description"].is_string());
 }
 
+/// The "Limits" table counts bytes, inclusive: `external_reference` 191, `idempotency_key`
+/// 128, `description` 500, `return_url` and `notify_url` 2048, `notify_secret` 32 to 256,
+/// `expires_in` 60 to 7200. A value exactly at a limit is accepted; one byte more (here a
+/// two-byte character that keeps the character count within the limit) is refused.
+#[tokio::test]
+async fn create_limits_are_inclusive_and_counted_in_bytes() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    // 2-byte UTF-8 character: `n` of them are `2 * n` bytes but only `n` characters.
+    let wide = |bytes: usize| "é".repeat(bytes / 2);
+    let url_of = |bytes: usize| {
+        let prefix = "https://hooks.shop.example/";
+        format!("{prefix}{}", "a".repeat(bytes - prefix.len()))
+    };
+    let accepted: Vec<(&str, &str, Value)> = vec![
+        (
+            "external_reference",
+            "ext-191",
+            json!(format!("{}a", wide(190))),
+        ),
+        ("idempotency_key", "k", json!("k".repeat(128))),
+        ("description", "desc-500", json!(wide(500))),
+        ("return_url", "ret-2048", json!(url_of(2048))),
+        ("expires_in", "exp-60", json!(60)),
+        ("expires_in", "exp-7200", json!(7200)),
+    ];
+    for (name, key, value) in accepted {
+        let mut request = body(key);
+        request[name] = value;
+        let answer = create(&env, &token, &request).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::CREATED,
+            "{name} at its limit: {}",
+            answer.text
+        );
+    }
+    for (key, secret) in [("sec-32", "s".repeat(32)), ("sec-256", "s".repeat(256))] {
+        let mut request = body(key);
+        request["notify_url"] = json!(url_of(2048));
+        request["notify_secret"] = json!(secret);
+        let answer = create(&env, &token, &request).await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{key}: {}", answer.text);
+    }
+    let refused: Vec<(&str, Value, &str)> = vec![
+        ("external_reference", json!(wide(192)), "invalid_request"),
+        ("idempotency_key", json!(wide(130)), "invalid_request"),
+        ("description", json!(wide(502)), "invalid_request"),
+        ("return_url", json!(url_of(2049)), "invalid_return_url"),
+        ("expires_in", json!(59), "invalid_expires_in"),
+        ("expires_in", json!(7201), "invalid_expires_in"),
+    ];
+    for (name, value, error) in refused {
+        let mut request = body("over");
+        request[name] = value;
+        let answer = create(&env, &token, &request).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::BAD_REQUEST,
+            "{name} over its limit"
+        );
+        assert_eq!(answer.error(), error, "{name}");
+        assert_eq!(answer.body["field"], name, "{name}");
+    }
+    let mut request = body("over-url");
+    request["notify_url"] = json!(url_of(2049));
+    request["notify_secret"] = json!("s".repeat(32));
+    let answer = create(&env, &token, &request).await;
+    assert_eq!(answer.error(), "invalid_notify_url");
+    let mut request = body("over-secret");
+    request["notify_url"] = json!(url_of(100));
+    request["notify_secret"] = json!(wide(258));
+    let answer = create(&env, &token, &request).await;
+    assert_eq!(
+        answer.error(),
+        "invalid_notify_secret",
+        "129 characters but 258 bytes"
+    );
+}
+
 #[tokio::test]
 async fn amount_limits_accept_the_largest_representable_amounts() {
     let env = Env::start().await;
@@ -713,6 +793,44 @@ async fn list_limit_defaults_to_20() {
     assert_eq!(answer.body["items"].as_array().unwrap().len(), 20);
     let answer = list(&env, &token, "external_reference=many&limit=100").await;
     assert_eq!(answer.body["items"].as_array().unwrap().len(), 22);
+}
+
+/// "`limit`: default 20, range 1 to 100; invalid or out of range falls back to 20": an
+/// out-of-range value is not clamped to 100 or 1 (with 22 matches every fallback gives 20).
+#[tokio::test]
+async fn list_limit_out_of_range_falls_back_to_20_not_clamped() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    for i in 0..22 {
+        let mut request = body(&format!("clamp-{i}"));
+        request["external_reference"] = json!("clamp");
+        created(&env, &token, &request).await;
+    }
+    for fallback in ["0", "101", "1000", "-5", "abc", "", "1.5"] {
+        let answer = list(
+            &env,
+            &token,
+            &format!("external_reference=clamp&limit={fallback}"),
+        )
+        .await;
+        assert_eq!(
+            answer.status,
+            StatusCode::OK,
+            "limit {fallback}: {}",
+            answer.text
+        );
+        assert_eq!(
+            answer.body["items"].as_array().unwrap().len(),
+            20,
+            "limit {fallback} falls back to 20"
+        );
+    }
+    let answer = list(&env, &token, "external_reference=clamp&limit=1").await;
+    assert_eq!(
+        answer.body["items"].as_array().unwrap().len(),
+        1,
+        "1 is in range"
+    );
 }
 
 #[tokio::test]

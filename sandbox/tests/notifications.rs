@@ -490,6 +490,48 @@ async fn one_notification_per_status_change_with_increasing_status_version() {
     assert_eq!(fallback.body["items"].as_array().unwrap().len(), 3);
 }
 
+/// GET .../notifications: "`limit` (default 20, 1 to 100, out of range falls back to 20)" and
+/// "Records ordered by status version descending": an invalid or out-of-range limit is not an
+/// error (200 with every record), and a limit keeps the highest status versions.
+#[tokio::test]
+async fn notification_records_limit_invalid_or_out_of_range_falls_back_to_20() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let receiver = Receiver::start().await;
+    let order = order_no(
+        &created(
+            &env,
+            &token,
+            &with_notify("rec-limit", &receiver.url, SECRET),
+        )
+        .await,
+    );
+    pay_by_card(&env, &order).await;
+    force(&env, &order, "chargeback").await;
+    for fallback in ["0", "101", "-1", "abc", "", "2.5"] {
+        let answer = records(&env, &token, &order, &format!("?limit={fallback}")).await;
+        assert_eq!(
+            answer.status,
+            StatusCode::OK,
+            "limit {fallback}: {}",
+            answer.text
+        );
+        assert_eq!(
+            answer.body["items"].as_array().unwrap().len(),
+            3,
+            "limit {fallback} falls back to 20"
+        );
+    }
+    let one = records(&env, &token, &order, "?limit=1").await;
+    let items = one.body["items"].as_array().unwrap();
+    assert_eq!(items.len(), 1);
+    assert_eq!(
+        items[0]["status_version"], 3,
+        "the highest status version first"
+    );
+    assert_eq!(items[0]["event"]["data"]["status"], "chargeback");
+}
+
 #[tokio::test]
 async fn delivery_record_has_attempts_with_started_and_finished_times() {
     let env = Env::start().await;
