@@ -254,3 +254,35 @@ async fn requests_carry_bearer_json_content_type_and_sdk_user_agent() {
     assert!(ua.starts_with(storefront::SDK_USER_AGENT), "{ua}");
     assert!(ua.ends_with("shop-backend/2.1"), "{ua}");
 }
+
+/// Authentication: "manage lifetime by `expires_in`". A token granted for 0 seconds is never
+/// reused: each call requests a new one with the server credentials (no refresh token), while
+/// a normal lifetime serves many calls (see `token_is_cached_until_shortly_before_expiry`).
+#[tokio::test]
+async fn token_lifetime_follows_expires_in() {
+    let h = Harness::start().await;
+    // A genuine token, then the token endpoint answers with it but `expires_in` 0.
+    let other = h.client_with(|c| c);
+    let granted = other.authenticate().await.unwrap();
+    let token = other.access_token().await.unwrap();
+    h.fault(
+        json!({"method": "POST", "path": token_path(), "status": 200, "times": 3,
+                   "body": {"access_token": token.expose(), "token_type": "Bearer",
+                            "scope": granted.scope.join(" "), "expires_in": 0}}),
+    )
+    .await;
+    for _ in 0..3 {
+        h.client.list_channels().await.unwrap();
+    }
+    let token_requests = h.requests_to("POST", token_path()).await;
+    assert_eq!(token_requests.len(), 1 + 3, "one token request per call");
+    for r in &token_requests {
+        let text = r.to_string();
+        assert!(text.contains("client_credentials"), "{text}");
+        assert!(!text.contains("refresh_token"), "{text}");
+    }
+    // With the normal lifetime back, the next token is kept for the following calls.
+    h.client.list_channels().await.unwrap();
+    h.client.list_channels().await.unwrap();
+    assert_eq!(h.requests_to("POST", token_path()).await.len(), 1 + 3 + 1);
+}

@@ -457,3 +457,219 @@ async fn notify_enabled_without_a_usable_default_is_invalid_notify_config() {
     assert_eq!(err.status(), Some(400));
     assert!(err.is_code(&ErrorCode::InvalidNotifyConfig), "{err:?}");
 }
+
+/// Limits: `external_reference` (non-empty after trim, max 191 bytes), `idempotency_key`
+/// (max 128 bytes), `description` (max 500 bytes, trimmed), `expires_in` (60 to 7200),
+/// `notify_secret` (32 to 256 bytes, no whitespace, sent with `notify_url`), `notify_enabled`
+/// false not combined with address or secret, `return_url` (HTTPS, max 2048 bytes, no user
+/// info, backslash or whitespace) and `amount_minor` (max 9007199254740991): each violation is
+/// refused before anything is sent, and each boundary value is accepted by the service.
+#[tokio::test]
+async fn create_limits_are_refused_before_sending_and_their_boundaries_accepted() {
+    let h = Harness::start().await;
+    let r = |reference: &str| CreateMerchantPayment::new(reference, usd("1.00"), "USD");
+    let hook = "http://127.0.0.1:9/hook";
+    let secret = "s".repeat(32);
+    // Bytes, not characters: 96 two-byte characters are 192 bytes.
+    let refused = [
+        (r(&"é".repeat(96)), "external_reference"),
+        (r("\t \n"), "external_reference"),
+        (
+            r("r").with_idempotency_key("k".repeat(129)),
+            "idempotency_key",
+        ),
+        (r("r").with_description("d".repeat(501)), "description"),
+        (r("r").with_expires_in(59), "expires_in"),
+        (r("r").with_expires_in(7201), "expires_in"),
+        (
+            r("r").with_notification(hook, "s".repeat(31)),
+            "notify_secret",
+        ),
+        (
+            r("r").with_notification(hook, "s".repeat(257)),
+            "notify_secret",
+        ),
+        (
+            r("r").with_notification(hook, format!("{secret}\tmore")),
+            "notify_secret",
+        ),
+        (
+            CreateMerchantPayment {
+                notify_url: Some(hook.into()),
+                ..r("r")
+            },
+            "notify_secret",
+        ),
+        (
+            CreateMerchantPayment {
+                notify_secret: Some(secret.clone().into()),
+                ..r("r")
+            },
+            "notify_url",
+        ),
+        (
+            r("r")
+                .with_notification(hook, secret.clone())
+                .with_notify_enabled(false),
+            "notify_enabled",
+        ),
+        (
+            r("r").with_notification("https://shop.example/hook#frag", secret.clone()),
+            "notify_url",
+        ),
+        (
+            r("r").with_notification("https://user@shop.example/hook", secret.clone()),
+            "notify_url",
+        ),
+        (
+            r("r").with_notification(
+                format!("https://shop.example/{}", "h".repeat(2048)),
+                secret.clone(),
+            ),
+            "notify_url",
+        ),
+        (
+            r("r").with_return_url("https://user:pw@shop.example/back"),
+            "return_url",
+        ),
+        (
+            r("r").with_return_url("https://shop.example\\back"),
+            "return_url",
+        ),
+        (
+            r("r").with_return_url("https://shop.example/a\u{7}b"),
+            "return_url",
+        ),
+        (
+            r("r").with_return_url(format!("https://shop.example/{}", "a".repeat(2030))),
+            "return_url",
+        ),
+    ];
+    for (req, field) in refused {
+        let dbg = format!("{req:?}");
+        let err = h.client.create_merchant_payment(&req).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Validation, "{dbg}");
+        assert_eq!(err.field(), Some(field), "{dbg}");
+    }
+    assert!(h.requests_to("POST", &create_path()).await.is_empty());
+    // An amount above the maximum cannot even be built, from code or from JSON.
+    assert!(MinorAmount::new(storefront::MAX_AMOUNT_MINOR + 1).is_err());
+    let too_big = json!({"external_reference": "r", "amount_minor": 9_007_199_254_740_992u64,
+                         "currency": "USD"});
+    assert!(serde_json::from_value::<CreateMerchantPayment>(too_big).is_err());
+
+    // The boundary values themselves are valid, and the service agrees.
+    let accepted = [
+        r(&format!("{}x", "é".repeat(95))),
+        r("r-key").with_idempotency_key("k".repeat(128)),
+        r("r-desc").with_description(format!("  {}  ", "d".repeat(500))),
+        r("r-60").with_expires_in(60),
+        r("r-7200").with_expires_in(7200),
+        r("r-s32").with_notification(hook, secret.clone()),
+        r("r-s256").with_notification(hook, "s".repeat(256)),
+        r("r-ret").with_return_url(format!(
+            " https://shop.example/{}?a=1#f ",
+            "a".repeat(2048 - "https://shop.example/?a=1#f".len())
+        )),
+    ];
+    let n = accepted.len();
+    for req in accepted {
+        let dbg = format!("{req:?}");
+        let created = h.client.create_merchant_payment(&req).await.expect(&dbg);
+        assert_eq!(created.idempotency_key, req.idempotency_key(), "{dbg}");
+    }
+    assert_eq!(h.requests_to("POST", &create_path()).await.len(), n);
+}
+
+/// Amount rules: "After creation, verify the returned amount, currency and precision"; the
+/// reference is fixed at creation. A created payment that differs in currency, precision or
+/// reference is reported with the field named, never returned as a success.
+#[tokio::test]
+async fn a_created_payment_with_another_currency_precision_or_reference_is_reported() {
+    let h = Harness::start().await;
+    let answer = |reference: &str, currency: &str, decimals: u32| {
+        json!({"order_no": "MPX9", "external_reference": reference, "payment_no": "",
+            "amount_minor": 100, "currency": currency, "currency_decimals": decimals,
+            "status": "pending", "test_mode": false,
+            "checkout_url": "https://checkout.example/c/tok",
+            "expires_at": "2030-01-01T00:00:00Z"})
+    };
+    let cases = [
+        (answer("r-v", "EUR", 2), "currency"),
+        (answer("r-v", "USD", 0), "currency_decimals"),
+        (answer("r-other", "USD", 2), "external_reference"),
+    ];
+    for (body, field) in cases {
+        fail_next_create(&h, 201, body).await;
+        let req = CreateMerchantPayment::new("r-v", usd("1.00"), "USD").expect_currency_decimals(2);
+        let err = h.client.create_merchant_payment(&req).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::ResponseMismatch, "{err:?}");
+        assert_eq!(err.field(), Some(field));
+    }
+    // The genuine answer passes the same checks.
+    let ok = CreateMerchantPayment::new("r-v", usd("1.00"), "USD").expect_currency_decimals(2);
+    let created = h.client.create_merchant_payment(&ok).await.unwrap();
+    assert_eq!(created.payment.currency_decimals, 2);
+}
+
+/// Limits: list and notification-record `limit` is 1 to 100. Out-of-range values are refused
+/// before sending (the service would silently fall back to 20); 1 and 100 are sent as given.
+#[tokio::test]
+async fn list_and_notification_limit_must_be_1_to_100() {
+    let h = Harness::start().await;
+    let created = h
+        .client
+        .create_merchant_payment(&CreateMerchantPayment::new("r-limit", usd("1.00"), "USD"))
+        .await
+        .unwrap();
+    let order_no = created.payment.order_no.clone();
+    let list_path = create_path();
+    let records_path = format!("{}/{order_no}/notifications", create_path());
+    for bad in [0, 101] {
+        let q = ListMerchantPaymentsQuery {
+            limit: Some(bad),
+            ..ListMerchantPaymentsQuery::by_order_no(&order_no)
+        };
+        let err = h.client.list_merchant_payments(&q).await.unwrap_err();
+        assert_eq!(err.field(), Some("limit"));
+        let err = h
+            .client
+            .list_notification_records(&order_no, Some(bad))
+            .await
+            .unwrap_err();
+        assert_eq!(err.field(), Some("limit"));
+    }
+    assert!(h.requests_to("GET", &list_path).await.is_empty());
+    assert!(h.requests_to("GET", &records_path).await.is_empty());
+    for good in [1, 100] {
+        let q = ListMerchantPaymentsQuery {
+            limit: Some(good),
+            ..ListMerchantPaymentsQuery::by_order_no(&order_no)
+        };
+        assert_eq!(h.client.list_merchant_payments(&q).await.unwrap().len(), 1);
+        h.client
+            .list_notification_records(&order_no, Some(good))
+            .await
+            .unwrap();
+    }
+    let sent: Vec<String> = h
+        .requests_to("GET", &list_path)
+        .await
+        .iter()
+        .chain(h.requests_to("GET", &records_path).await.iter())
+        .map(|r| r["query"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(sent.len(), 4);
+    assert_eq!(
+        sent.iter()
+            .filter(|q| q.contains("limit=1&") || q.ends_with("limit=1"))
+            .count(),
+        2,
+        "{sent:?}"
+    );
+    assert_eq!(
+        sent.iter().filter(|q| q.contains("limit=100")).count(),
+        2,
+        "{sent:?}"
+    );
+}

@@ -251,3 +251,107 @@ async fn notification_body_carries_no_secrets() {
     assert!(!text.contains(SECRET));
     assert!(!text.contains("shop.example/return"));
 }
+
+/// Refuses the first delivery with 500, acknowledges every later one.
+async fn record_after_one_failure(
+    State((d, seen)): State<(Deliveries, Arc<std::sync::atomic::AtomicUsize>)>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> StatusCode {
+    d.lock().unwrap().push((headers, body));
+    if seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+        StatusCode::INTERNAL_SERVER_ERROR
+    } else {
+        StatusCode::OK
+    }
+}
+
+/// Events: "Notifications may repeat"; "The notification id and body stay the same; the
+/// timestamp is re-signed on each attempt"; receivers "deduplicate by notification `id`; book
+/// payments idempotently by `data.event_id`". A redelivery after a failed attempt verifies,
+/// carries the same `id` and byte-identical body under a new timestamp, so deduplicating by
+/// the verified `id` recognises it; `data.event_id` (the payment event) is not that id.
+#[tokio::test]
+async fn redelivery_keeps_the_notification_id_so_receivers_deduplicate_by_id() {
+    let h = Harness::start().await;
+    let deliveries: Deliveries = Arc::default();
+    let app = axum::Router::new()
+        .route("/hook", axum::routing::post(record_after_one_failure))
+        .with_state((deliveries.clone(), Arc::default()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let amount = MinorAmount::parse_decimal("4.00", 2).unwrap();
+    let created = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new("hook-order-4", amount, "USD")
+                .with_notification(&url, SECRET),
+        )
+        .await
+        .unwrap();
+    wait_for(&deliveries, 1).await;
+    // The first retry interval is 1 minute (on the sandbox clock).
+    h.advance_clock(61).await;
+    let got = wait_for(&deliveries, 2).await;
+    let (first, second) = (&got[0], &got[1]);
+    assert_eq!(first.1, second.1, "the body stays byte-identical");
+    let (ts1, ts2) = (
+        header(&first.0, HEADER_TIMESTAMP).unwrap(),
+        header(&second.0, HEADER_TIMESTAMP).unwrap(),
+    );
+    assert_ne!(ts1, ts2, "the timestamp is re-signed on each attempt");
+    assert_ne!(
+        header(&first.0, HEADER_SIGNATURE),
+        header(&second.0, HEADER_SIGNATURE)
+    );
+
+    let verified: Vec<_> = got[..2]
+        .iter()
+        .map(|(headers, body)| {
+            let ts: i64 = header(headers, HEADER_TIMESTAMP).unwrap().parse().unwrap();
+            WebhookVerifier::new([SECRET])
+                .unwrap()
+                .with_clock(Arc::new(move || ts))
+                .verify_headers(headers, body)
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        verified[0].id, verified[1].id,
+        "deduplicate by notification id"
+    );
+    assert_eq!(verified[0], verified[1]);
+    assert_eq!(verified[0].data.order_no, created.payment.order_no);
+
+    // Paid: a new notification id, and a payment event id distinct from it to book by.
+    h.control(
+        "POST",
+        &format!(
+            "/merchant-payments/{}/checkout/pay",
+            created.payment.order_no
+        ),
+        Some(json!({"payment_no": s::CHANNEL_CARD_USD})),
+    )
+    .await;
+    let got = wait_for(&deliveries, 3).await;
+    let paid = WebhookVerifier::new([SECRET])
+        .unwrap()
+        .verify_headers(&got[2].0, &got[2].1)
+        .unwrap();
+    assert!(paid.data.status.is_paid());
+    assert_ne!(paid.id, verified[0].id);
+    let event_id = paid
+        .data
+        .event_id
+        .clone()
+        .expect("paid carries data.event_id");
+    assert_ne!(event_id, paid.id);
+    let queried = h
+        .client
+        .get_merchant_payment(&created.payment.order_no)
+        .await
+        .unwrap();
+    assert_eq!(queried.event_id.as_deref(), Some(event_id.as_str()));
+}
