@@ -359,3 +359,51 @@ async fn dropping_the_wait_stops_polling() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(h.requests_to("GET", &path).await.len(), polled);
 }
+
+/// POST /openapi/v1/orders: "The client does not send a total or a buyer id"; `quantity` is
+/// positive and `gd_no` and `payment_no` are required. Invalid requests are refused before
+/// anything is sent; a valid one carries only the contract's body fields, as JSON.
+#[tokio::test]
+async fn order_body_has_no_total_or_buyer_and_quantity_must_be_positive() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let path = h.api_path("/openapi/v1/orders");
+    let refused = [
+        (
+            CreateOrderRequest::new(s::PRODUCT_BEANS, 0, s::CHANNEL_PLATFORM_COIN),
+            "quantity",
+        ),
+        (
+            CreateOrderRequest::new(" ", 1, s::CHANNEL_PLATFORM_COIN),
+            "gd_no",
+        ),
+        (
+            CreateOrderRequest::new(s::PRODUCT_BEANS, 1, ""),
+            "payment_no",
+        ),
+    ];
+    for (req, field) in refused {
+        let err = user.create_order(&req).await.unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Validation, "{req:?}");
+        assert_eq!(err.field(), Some(field));
+    }
+    assert!(h.requests_to("POST", &path).await.is_empty());
+
+    order_beans(&user, 1, s::CHANNEL_PLATFORM_COIN).await;
+    let sent = h.requests_to("POST", &path).await;
+    assert_eq!(sent.len(), 1);
+    let body = match &sent[0]["body"] {
+        serde_json::Value::String(text) => serde_json::from_str(text).unwrap(),
+        other => other.clone(),
+    };
+    let mut keys: Vec<&str> = body
+        .as_object()
+        .expect("a JSON object body")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["gd_no", "payment_no", "quantity"], "{body}");
+    let content_type = sent[0]["headers"]["content-type"].to_string();
+    assert!(content_type.contains("application/json"), "{content_type}");
+}

@@ -475,6 +475,11 @@ async fn create_limits_are_refused_before_sending_and_their_boundaries_accepted(
         (r(&"é".repeat(96)), "external_reference"),
         (r("\t \n"), "external_reference"),
         (
+            CreateMerchantPayment::new("r", usd("1.00"), "usd"),
+            "currency",
+        ),
+        (r("r").with_idempotency_key(""), "idempotency_key"),
+        (
             r("r").with_idempotency_key("k".repeat(129)),
             "idempotency_key",
         ),
@@ -672,4 +677,28 @@ async fn list_and_notification_limit_must_be_1_to_100() {
         2,
         "{sent:?}"
     );
+}
+
+/// Versioning: "clients ignore unused response fields". A query answer with fields this SDK
+/// does not know still decodes, and its known fields keep their meaning.
+#[tokio::test]
+async fn unused_response_fields_are_ignored() {
+    let h = Harness::start().await;
+    let created = h
+        .client
+        .create_merchant_payment(&CreateMerchantPayment::new("r-extra", usd("1.00"), "USD"))
+        .await
+        .unwrap();
+    let order_no = created.payment.order_no.clone();
+    let mut body = serde_json::to_value(&created.payment).unwrap();
+    body["future_field"] = json!({"nested": [1, 2]});
+    body["display_hint"] = json!("shown elsewhere");
+    h.fault(json!({"method": "GET",
+                   "path": format!("{}/{order_no}", create_path()),
+                   "status": 200, "body": body}))
+        .await;
+    let p = h.client.get_merchant_payment(&order_no).await.unwrap();
+    assert_eq!(p.order_no, order_no);
+    assert_eq!(p.amount_minor, usd("1.00"));
+    assert_eq!(p.status, MerchantPaymentStatus::Pending);
 }
