@@ -407,3 +407,38 @@ async fn order_body_has_no_total_or_buyer_and_quantity_must_be_positive() {
     let content_type = sent[0]["headers"]["content-type"].to_string();
     assert!(content_type.contains("application/json"), "{content_type}");
 }
+
+/// Versioning: "Status numbering of merchant payments (strings) differs from catalog order and
+/// payment numbers (integers); they must not be mixed." A merchant-payment style `"paid"` on
+/// the catalog payment status is a decode error, never payment; the integers keep their own
+/// meanings (payment status 2 is cancelled, order status 2 is cancelled, 3 only for orders).
+#[tokio::test]
+async fn catalog_statuses_are_integers_never_merchant_payment_strings() {
+    let h = Harness::start().await;
+    let user = h.client.user(h.user_token(s::USER_ALICE).await);
+    let order = order_beans(&user, 1, s::CHANNEL_PLATFORM_COIN).await;
+    let path = h.api_path(&format!("/openapi/v1/orders/{}/payment", order.order_no));
+    h.fault(
+        serde_json::json!({"method": "GET", "path": path, "status": 200,
+                               "body": {"status": "paid"}}),
+    )
+    .await;
+    let err = user.payment_status(&order.order_no).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Decode, "{err:?}");
+    h.fault(
+        serde_json::json!({"method": "GET", "path": path, "status": 200,
+                               "body": {"status": 3}}),
+    )
+    .await;
+    let unknown = user.payment_status(&order.order_no).await.unwrap();
+    assert_eq!(unknown, PaymentStatus::Unknown(3));
+    assert!(!unknown.is_final());
+    assert_eq!(
+        user.payment_status(&order.order_no).await.unwrap(),
+        PaymentStatus::AwaitingPayment
+    );
+    assert_eq!(
+        user.get_order(&order.order_no).await.unwrap().status,
+        OrderStatus::AwaitingPayment
+    );
+}
