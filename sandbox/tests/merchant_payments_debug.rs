@@ -171,6 +171,39 @@ async fn debug_assignment_table() {
     }
 }
 
+/// GET .../merchant-payment-channels: "200 returns `{"items": [...]}` ...; empty array when no
+/// channel is available", and creation without `payment_no` then has no channel to offer
+/// (422 `channel_unavailable`).
+#[tokio::test]
+async fn channel_directory_is_an_empty_array_when_no_channel_is_available() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let directory = env.api("/openapi/v1/merchant-payment-channels");
+    let listed = env.get(&directory, Some(&token)).await;
+    let channels: Vec<String> = listed.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["payment_no"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(!channels.is_empty(), "the seeded merchant has channels");
+    for payment_no in &channels {
+        let response = env
+            .put_control(
+                &format!("/channels/{payment_no}"),
+                &json!({"enabled": false}),
+            )
+            .await;
+        assert_eq!(response.status, StatusCode::OK, "{}", response.text);
+    }
+    let answer = env.get(&directory, Some(&token)).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.body, json!({"items": []}));
+    let answer = create(&env, &token, &body("no-channel")).await;
+    assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(answer.error(), "channel_unavailable");
+}
+
 #[tokio::test]
 async fn disabled_channel_is_not_listed_and_cannot_be_used() {
     let env = Env::start().await;

@@ -377,6 +377,45 @@ async fn notification_input_rules_table() {
     }
 }
 
+/// "The secret never appears in create, query, checkout or delivery-record responses" (nor in
+/// the filtered list), before and after payment.
+#[tokio::test]
+async fn notify_secret_never_appears_in_create_query_list_checkout_or_records() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let receiver = Receiver::start().await;
+    let answer = create(
+        &env,
+        &token,
+        &with_notify("no-secret", &receiver.url, SECRET),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
+    assert!(!answer.text.contains(SECRET), "create");
+    let order = order_no(&answer.body);
+    let checkout_url = answer.body["checkout_url"].as_str().unwrap().to_owned();
+    receiver.wait_for(1).await;
+    for paid in [false, true] {
+        if paid {
+            pay_by_card(&env, &order).await;
+            receiver.wait_for(2).await;
+        }
+        let queried = query(&env, &token, &order).await;
+        assert_eq!(queried.status, StatusCode::OK);
+        assert!(!queried.text.contains(SECRET), "query (paid: {paid})");
+        let listed = list(&env, &token, &format!("order_no={order}")).await;
+        assert_eq!(listed.body["items"].as_array().unwrap().len(), 1);
+        assert!(!listed.text.contains(SECRET), "list (paid: {paid})");
+        let recorded = records(&env, &token, &order, "").await;
+        assert!(!recorded.body["items"].as_array().unwrap().is_empty());
+        assert!(!recorded.text.contains(SECRET), "records (paid: {paid})");
+        let page = env.http.get(&checkout_url).send().await.unwrap();
+        assert!(page.status().is_success() || page.status().is_redirection());
+        let html = page.text().await.unwrap();
+        assert!(!html.contains(SECRET), "checkout (paid: {paid})");
+    }
+}
+
 #[tokio::test]
 async fn notification_is_signed_with_headers_and_holds_the_snapshot() {
     let env = Env::start().await;
