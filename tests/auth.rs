@@ -286,3 +286,19 @@ async fn token_lifetime_follows_expires_in() {
     h.client.list_channels().await.unwrap();
     assert_eq!(h.requests_to("POST", token_path()).await.len(), 1 + 3 + 1);
 }
+
+/// Authentication: after a failure "request a new token with the server credentials"; the
+/// token request is safe to repeat, so a 5xx or a dropped connection on it is retried.
+#[tokio::test]
+async fn token_request_is_retried_after_a_server_error_or_dropped_connection() {
+    let h = Harness::start().await;
+    h.fault(
+        json!({"method": "POST", "path": token_path(), "status": 500,
+                   "body": {"error": "server_error"}}),
+    )
+    .await;
+    h.fault(json!({"method": "POST", "path": token_path(), "drop_connection": true}))
+        .await;
+    h.client.list_channels().await.unwrap();
+    assert_eq!(h.requests_to("POST", token_path()).await.len(), 3);
+}

@@ -355,3 +355,81 @@ async fn redelivery_keeps_the_notification_id_so_receivers_deduplicate_by_id() {
         .unwrap();
     assert_eq!(queried.event_id.as_deref(), Some(event_id.as_str()));
 }
+
+/// Events: "after verifying, check reference, amount, currency and `test_mode`"; the paid
+/// return page's backend "queries the payment and checks amount, currency and `event_id`".
+/// Each field of the merchant's expectation is compared, on the verified notification and on
+/// the queried payment alike, and a difference names its field.
+#[tokio::test]
+async fn expectation_checks_reference_amount_currency_and_test_mode() {
+    let h = Harness::start().await;
+    let (url, deliveries) = receiver().await;
+    let amount = MinorAmount::parse_decimal("5.50", 2).unwrap();
+    let created = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new("hook-order-5", amount, "USD")
+                .with_notification(&url, SECRET),
+        )
+        .await
+        .unwrap();
+    let got = wait_for(&deliveries, 1).await;
+    let n = WebhookVerifier::new([SECRET])
+        .unwrap()
+        .verify_headers(&got[0].0, &got[0].1)
+        .unwrap();
+    let queried = h
+        .client
+        .get_merchant_payment(&created.payment.order_no)
+        .await
+        .unwrap();
+    let expected = PaymentExpectation {
+        external_reference: "hook-order-5".into(),
+        amount_minor: amount,
+        currency: "USD".into(),
+        test_mode: false,
+    };
+    expected.check_notification(&n.data).unwrap();
+    expected.check_payment(&queried).unwrap();
+    let altered = [
+        (
+            PaymentExpectation {
+                external_reference: "hook-order-6".into(),
+                ..expected.clone()
+            },
+            "external_reference",
+        ),
+        (
+            PaymentExpectation {
+                amount_minor: MinorAmount::new(551).unwrap(),
+                ..expected.clone()
+            },
+            "amount_minor",
+        ),
+        (
+            PaymentExpectation {
+                currency: "EUR".into(),
+                ..expected.clone()
+            },
+            "currency",
+        ),
+        (
+            PaymentExpectation {
+                test_mode: true,
+                ..expected.clone()
+            },
+            "test_mode",
+        ),
+    ];
+    for (expectation, field) in altered {
+        for result in [
+            expectation.check_notification(&n.data),
+            expectation.check_payment(&queried),
+        ] {
+            match result {
+                Err(WebhookError::ExpectationMismatch { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+    }
+}
