@@ -56,6 +56,44 @@ async fn token_response_issues_no_refresh_token() {
     );
 }
 
+/// "The response gives ... the granted `scope`" and "Existing applications do not gain these
+/// scopes automatically": a request naming approved and unapproved scopes is granted only the
+/// approved part, and the token cannot use what was not granted (403 `insufficient_scope`).
+#[tokio::test]
+async fn granted_scope_is_only_the_approved_part_of_the_request() {
+    let env = Env::start().await;
+    let response = env
+        .http
+        .post(env.sandbox.token_endpoint())
+        .form(&[
+            ("grant_type", "client_credentials"),
+            ("client_id", seed::CATALOG_CLIENT_ID),
+            ("client_secret", seed::CATALOG_CLIENT_SECRET),
+            ("scope", "products.read merchant_payments.create"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(
+        body["scope"], "products.read",
+        "only the approved scope is granted"
+    );
+    let token = body["access_token"].as_str().unwrap();
+    let products = env.get(&env.api("/openapi/v1/products"), Some(token)).await;
+    assert_eq!(products.status, StatusCode::OK);
+    let create = env
+        .post(
+            &env.api("/openapi/v1/merchant-payments"),
+            Some(token),
+            &json!({"external_reference": "r", "idempotency_key": "k", "amount_minor": 100, "currency": "USD"}),
+        )
+        .await;
+    assert_eq!(create.status, StatusCode::FORBIDDEN);
+    assert_eq!(create.error(), "insufficient_scope");
+}
+
 #[tokio::test]
 async fn client_credentials_tokens_never_carry_user_scopes() {
     let env = Env::start().await;

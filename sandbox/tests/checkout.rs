@@ -309,6 +309,46 @@ async fn checkout_read_of_an_expired_due_payment_turns_it_expired() {
     assert_eq!(card.status, StatusCode::GONE, "payment_expired");
 }
 
+/// "cancelled payment, expiry, refund or chargeback do not trigger the success return": the
+/// checkout moves to the saved return address only while the status is `paid`.
+#[tokio::test]
+async fn expiry_refund_and_chargeback_never_trigger_the_success_return() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    for after in ["refunded", "chargeback"] {
+        let payment = payment_with_return(&env, &token, &format!("return-{after}")).await;
+        let url = payment["checkout_url"].as_str().unwrap();
+        pay_by_card(&env, &order_no(&payment)).await;
+        let paid = open(&env, url).await;
+        assert_eq!(paid.status, StatusCode::SEE_OTHER, "paid moves on");
+        assert_eq!(paid.location.as_deref(), Some(RETURN_URL));
+        assert_eq!(
+            force(&env, &order_no(&payment), after).await.status,
+            StatusCode::OK
+        );
+        let page = open(&env, url).await;
+        assert_eq!(
+            page.status,
+            StatusCode::OK,
+            "{after}: stays on the checkout"
+        );
+        assert_eq!(page.location, None, "{after}");
+    }
+    set_sweep(&env, false).await;
+    let mut request = short_lived("return-expired");
+    request["return_url"] = json!(RETURN_URL);
+    let payment = created(&env, &token, &request).await;
+    env.advance(61).await;
+    let page = open(&env, payment["checkout_url"].as_str().unwrap()).await;
+    assert_eq!(
+        page.status,
+        StatusCode::OK,
+        "expired: stays on the checkout"
+    );
+    assert_eq!(page.location, None);
+    assert_eq!(status(&env, &token, &order_no(&payment)).await, "expired");
+}
+
 #[tokio::test]
 async fn unknown_checkout_token_is_not_found() {
     let env = Env::start().await;
