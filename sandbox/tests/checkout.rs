@@ -349,6 +349,33 @@ async fn expiry_refund_and_chargeback_never_trigger_the_success_return() {
     assert_eq!(status(&env, &token, &order_no(&payment)).await, "expired");
 }
 
+/// "With one available method it is shown directly. A fixed-channel payment keeps its
+/// channel": the page of a payment fixed to the card channel offers exactly that method,
+/// preselected, while an open choice offers several.
+#[tokio::test]
+async fn a_single_available_method_is_shown_directly() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let mut request = body("single-method");
+    request["payment_no"] = json!(seed::CHANNEL_CARD_USD);
+    let fixed = created(&env, &token, &request).await;
+    let page = open(&env, fixed["checkout_url"].as_str().unwrap()).await;
+    assert_eq!(page.status, StatusCode::OK);
+    let offered = methods(&page.html);
+    assert_eq!(offered.len(), 1, "{offered:?}");
+    let marker = format!("name=\"method\" value=\"{}\" checked", offered[0].0);
+    assert!(
+        page.html.contains(&marker),
+        "the only method is preselected"
+    );
+    let open_choice = created(&env, &token, &body("several-methods")).await;
+    let page = open(&env, open_choice["checkout_url"].as_str().unwrap()).await;
+    assert!(
+        methods(&page.html).len() > 1,
+        "an open choice offers several methods"
+    );
+}
+
 #[tokio::test]
 async fn unknown_checkout_token_is_not_found() {
     let env = Env::start().await;

@@ -644,6 +644,41 @@ async fn only_2xx_acknowledges_and_redirects_are_not_followed() {
     }
 }
 
+/// "Timeout, connection failure, 3xx, 4xx and 5xx all count as failures": a refused connection
+/// is a failed attempt (no HTTP status), retried 1 minute later on the schedule.
+#[tokio::test]
+async fn connection_failure_counts_as_a_failed_attempt_and_is_retried() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    // A loopback port that nobody listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let order = order_no(&created(&env, &token, &with_notify("refused", &url, SECRET)).await);
+    eventually("the first attempt is recorded", || {
+        let (env, token, order) = (&env, &token, &order);
+        async move { records(env, token, order, "").await.body["items"][0]["attempts"] == 1 }
+    })
+    .await;
+    let record = records(&env, &token, &order, "").await.body["items"][0].clone();
+    assert_eq!(
+        record["delivery_status"], "pending",
+        "a failure, not delivered"
+    );
+    assert!(record["last_http_status"].is_null(), "{record}");
+    assert!(record["last_error"].is_string(), "{record}");
+    assert!(record["next_attempt_at"].is_string(), "{record}");
+    env.advance(60).await;
+    eventually("the retry after 1 minute is recorded", || {
+        let (env, token, order) = (&env, &token, &order);
+        async move { records(env, token, order, "").await.body["items"][0]["attempts"] == 2 }
+    })
+    .await;
+}
+
 /// One delivery waits at most 8 seconds; a receiver slower than that is a failed attempt.
 /// (This test takes 8 s of real time: the HTTP timeout is not on the sandbox clock.)
 #[tokio::test]
