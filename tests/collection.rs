@@ -702,3 +702,24 @@ async fn unused_response_fields_are_ignored() {
     assert_eq!(p.amount_minor, usd("1.00"));
     assert_eq!(p.status, MerchantPaymentStatus::Pending);
 }
+
+/// POST /openapi/v1/merchant-payments: `external_reference` is "not a dedupe key"; the
+/// idempotency key is. Two requests with one reference and two keys are two payments, each
+/// with its own key; the list by reference returns both, newest first.
+#[tokio::test]
+async fn external_reference_is_not_a_dedupe_key() {
+    let h = Harness::start().await;
+    let first = CreateMerchantPayment::new("r-same-ref", usd("1.00"), "USD");
+    let second = CreateMerchantPayment::new("r-same-ref", usd("1.00"), "USD");
+    assert_ne!(first.idempotency_key(), second.idempotency_key());
+    let a = h.client.create_merchant_payment(&first).await.unwrap();
+    h.advance_clock(1).await;
+    let b = h.client.create_merchant_payment(&second).await.unwrap();
+    assert_ne!(a.payment.order_no, b.payment.order_no);
+    let listed: Vec<String> = listed_by_reference(&h, "r-same-ref")
+        .await
+        .into_iter()
+        .map(|p| p.order_no)
+        .collect();
+    assert_eq!(listed, [b.payment.order_no, a.payment.order_no]);
+}

@@ -292,7 +292,20 @@ async fn redelivery_keeps_the_notification_id_so_receivers_deduplicate_by_id() {
         .await
         .unwrap();
     wait_for(&deliveries, 1).await;
-    // The first retry interval is 1 minute (on the sandbox clock).
+    // The retry is scheduled from when the sandbox recorded the failed attempt: wait for that
+    // record before moving its clock past the first retry interval (1 minute).
+    let order_no = &created.payment.order_no;
+    for _ in 0..200 {
+        let records = h
+            .client
+            .list_notification_records(order_no, None)
+            .await
+            .unwrap();
+        if records.first().is_some_and(|r| r.attempts >= 1) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
     h.advance_clock(61).await;
     let got = wait_for(&deliveries, 2).await;
     let (first, second) = (&got[0], &got[1]);
