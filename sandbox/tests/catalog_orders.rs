@@ -117,6 +117,39 @@ async fn order_creation_returns_order_no_and_the_order_awaits_payment() {
     assert_eq!(payment_status(&env, &token, order_no).await, 0);
 }
 
+/// Product `buy_limit_num`: "Max per purchase; 0 means unlimited", and `quantity` is "within
+/// stock and per-order limit" (both inclusive): G1001 (limit 5) takes 5 but not 6; G1013
+/// (limit 0, stock 25) takes its whole stock in one order, then nothing more.
+#[tokio::test]
+async fn buy_limit_num_is_inclusive_and_0_means_unlimited() {
+    let env = Env::start().await;
+    let alice = env.user_token(seed::USER_ALICE).await;
+    env.order(&alice, seed::PRODUCT_BEANS, 5, seed::CHANNEL_CARD_USD)
+        .await;
+    let over = env
+        .create_order(
+            &alice,
+            json!({"gd_no": seed::PRODUCT_BEANS, "quantity": 6, "payment_no": seed::CHANNEL_CARD_USD}),
+        )
+        .await;
+    assert_eq!(over.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(over.error(), "purchase_limit_exceeded");
+    assert_eq!(stock(&env, "G1013").await, 25);
+    env.order(&alice, "G1013", 25, seed::CHANNEL_CARD_USD).await;
+    let more = env
+        .create_order(
+            &alice,
+            json!({"gd_no": "G1013", "quantity": 1, "payment_no": seed::CHANNEL_CARD_USD}),
+        )
+        .await;
+    assert_eq!(more.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        more.error(),
+        "insufficient_stock",
+        "unlimited per order, not beyond stock"
+    );
+}
+
 #[tokio::test]
 async fn order_creation_reserves_stock() {
     let env = Env::start().await;
