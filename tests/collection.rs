@@ -723,3 +723,26 @@ async fn external_reference_is_not_a_dedupe_key() {
         .collect();
     assert_eq!(listed, [b.payment.order_no, a.payment.order_no]);
 }
+
+/// Return address flow: "When absent or empty … the buyer stays in the checkout flow". An
+/// empty (or blank) `return_url` is accepted as "none", and the payment has no return address.
+#[tokio::test]
+async fn empty_return_url_means_none() {
+    let h = Harness::start().await;
+    for (reference, blank) in [("r-ret-empty", ""), ("r-ret-blank", "   ")] {
+        let created = h
+            .client
+            .create_merchant_payment(
+                &CreateMerchantPayment::new(reference, usd("1.00"), "USD").with_return_url(blank),
+            )
+            .await
+            .unwrap();
+        assert_eq!(created.payment.return_url, None);
+        let queried = h
+            .client
+            .get_merchant_payment(&created.payment.order_no)
+            .await
+            .unwrap();
+        assert_eq!(queried.return_url, None);
+    }
+}

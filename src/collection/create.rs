@@ -336,10 +336,14 @@ fn validate_notify_url(text: &str, allow_loopback: bool) -> Result<()> {
 }
 
 /// `return_url`: full HTTPS URL, max 2048 bytes after trimming, no user info, backslash, or
-/// unencoded whitespace or control characters.
+/// unencoded whitespace or control characters. Empty after trimming means none ("When absent
+/// or empty … the buyer stays in the checkout flow"), so it is not an error.
 fn validate_return_url(text: &str) -> Result<()> {
     let field = "return_url";
     let t = text.trim();
+    if t.is_empty() {
+        return Ok(());
+    }
     if t.len() > 2048 {
         return Err(Error::validation(field, "longer than 2048 bytes"));
     }
