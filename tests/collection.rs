@@ -746,3 +746,51 @@ async fn empty_return_url_means_none() {
         assert_eq!(queried.return_url, None);
     }
 }
+
+/// Authentication 2: "The caller does not submit a buyer or merchant number"; the create body
+/// holds only the contract's parameters (the local precision expectation is never sent), as
+/// JSON.
+#[tokio::test]
+async fn create_body_carries_only_contract_parameters() {
+    let h = Harness::start().await;
+    let req = CreateMerchantPayment::new("r-body", usd("1.00"), "USD")
+        .with_payment_no(s::CHANNEL_CARD_USD)
+        .with_description("Beans")
+        .with_expires_in(600)
+        .with_notification("http://127.0.0.1:9/hook", "n".repeat(40))
+        .with_return_url("https://shop.example/back")
+        .expect_currency_decimals(2);
+    h.client.create_merchant_payment(&req).await.unwrap();
+    let sent = h.requests_to("POST", &create_path()).await;
+    assert_eq!(sent.len(), 1);
+    let body: Value = match &sent[0]["body"] {
+        Value::String(text) => serde_json::from_str(text).unwrap(),
+        other => other.clone(),
+    };
+    let mut keys: Vec<&str> = body
+        .as_object()
+        .expect("a JSON object body")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "amount_minor",
+            "currency",
+            "description",
+            "expires_in",
+            "external_reference",
+            "idempotency_key",
+            "notify_secret",
+            "notify_url",
+            "payment_no",
+            "return_url"
+        ],
+        "{body}"
+    );
+    assert_eq!(body["amount_minor"], 100);
+    let content_type = sent[0]["headers"]["content-type"].to_string();
+    assert!(content_type.contains("application/json"), "{content_type}");
+}
