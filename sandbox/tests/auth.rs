@@ -9,21 +9,34 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 use storefront_sandbox::seed;
 
+/// A client-credentials token request of `client_id` with its secret and optional scopes.
+fn client_credentials(
+    env: &Env,
+    client_id: &str,
+    secret: &str,
+    scope: Option<&str>,
+) -> reqwest::RequestBuilder {
+    let mut form = vec![
+        ("grant_type", "client_credentials"),
+        ("client_id", client_id),
+        ("client_secret", secret),
+    ];
+    form.extend(scope.map(|scope| ("scope", scope)));
+    env.http.post(env.sandbox.token_endpoint()).form(&form)
+}
+
 #[tokio::test]
 async fn token_endpoint_grants_client_credentials_with_scope_and_expires_in() {
     let env = Env::start().await;
-    let response = env
-        .http
-        .post(env.sandbox.token_endpoint())
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", seed::MERCHANT_CLIENT_ID),
-            ("client_secret", seed::MERCHANT_CLIENT_SECRET),
-            ("scope", "merchant_payments.read products.read"),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let response = client_credentials(
+        &env,
+        seed::MERCHANT_CLIENT_ID,
+        seed::MERCHANT_CLIENT_SECRET,
+        Some("merchant_payments.read products.read"),
+    )
+    .send()
+    .await
+    .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()["cache-control"], "no-store");
     let body: Value = response.json().await.unwrap();
@@ -38,12 +51,12 @@ async fn token_endpoint_grants_client_credentials_with_scope_and_expires_in() {
 async fn token_response_issues_no_refresh_token() {
     let env = Env::start().await;
     let request = || {
-        env.http.post(env.sandbox.token_endpoint()).form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", seed::MERCHANT_CLIENT_ID),
-            ("client_secret", seed::MERCHANT_CLIENT_SECRET),
-            ("scope", "merchant_payments.read"),
-        ])
+        client_credentials(
+            &env,
+            seed::MERCHANT_CLIENT_ID,
+            seed::MERCHANT_CLIENT_SECRET,
+            Some("merchant_payments.read"),
+        )
     };
     let first: Value = request().send().await.unwrap().json().await.unwrap();
     assert!(first["access_token"].is_string());
@@ -62,18 +75,15 @@ async fn token_response_issues_no_refresh_token() {
 #[tokio::test]
 async fn granted_scope_is_only_the_approved_part_of_the_request() {
     let env = Env::start().await;
-    let response = env
-        .http
-        .post(env.sandbox.token_endpoint())
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", seed::CATALOG_CLIENT_ID),
-            ("client_secret", seed::CATALOG_CLIENT_SECRET),
-            ("scope", "products.read merchant_payments.create"),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let response = client_credentials(
+        &env,
+        seed::CATALOG_CLIENT_ID,
+        seed::CATALOG_CLIENT_SECRET,
+        Some("products.read merchant_payments.create"),
+    )
+    .send()
+    .await
+    .unwrap();
     assert_eq!(response.status(), StatusCode::OK);
     let body: Value = response.json().await.unwrap();
     assert_eq!(
@@ -97,17 +107,15 @@ async fn granted_scope_is_only_the_approved_part_of_the_request() {
 #[tokio::test]
 async fn client_credentials_tokens_never_carry_user_scopes() {
     let env = Env::start().await;
-    let response = env
-        .http
-        .post(env.sandbox.token_endpoint())
-        .form(&[
-            ("grant_type", "client_credentials"),
-            ("client_id", seed::MERCHANT_CLIENT_ID),
-            ("client_secret", seed::MERCHANT_CLIENT_SECRET),
-        ])
-        .send()
-        .await
-        .unwrap();
+    let response = client_credentials(
+        &env,
+        seed::MERCHANT_CLIENT_ID,
+        seed::MERCHANT_CLIENT_SECRET,
+        None,
+    )
+    .send()
+    .await
+    .unwrap();
     let body: Value = response.json().await.unwrap();
     let scopes: Vec<&str> = body["scope"].as_str().unwrap().split(' ').collect();
     for user_scope in [
