@@ -9,8 +9,8 @@
 
 pub mod model;
 pub mod other_ipu;
-
-use std::time::Duration;
+mod stream;
+mod wait;
 
 use futures_core::Stream;
 use time::OffsetDateTime;
@@ -68,52 +68,6 @@ async fn list_products(inner: &Inner, auth: Auth<'_>, q: &ProductQuery) -> Resul
         .json()
 }
 
-/// Streams every product over all pages, starting at `q.page` (default 1).
-fn product_stream(
-    client: Client,
-    session: Option<UserSession>,
-    q: ProductQuery,
-) -> impl Stream<Item = Result<Product>> + Send + 'static {
-    struct State {
-        client: Client,
-        session: Option<UserSession>,
-        q: ProductQuery,
-        buffer: std::vec::IntoIter<Product>,
-        seen: u64,
-        done: bool,
-    }
-    let start = State {
-        client,
-        session,
-        q,
-        buffer: Vec::new().into_iter(),
-        seen: 0,
-        done: false,
-    };
-    futures_util::stream::try_unfold(start, |mut st| async move {
-        loop {
-            if let Some(p) = st.buffer.next() {
-                return Ok(Some((p, st)));
-            }
-            if st.done {
-                return Ok(None);
-            }
-            let page = match &st.session {
-                Some(s) => {
-                    let auth = s.checked_auth(Operation::ListProducts).await?;
-                    list_products(&st.client.inner, auth, &st.q).await?
-                }
-                None => list_products(&st.client.inner, Auth::Client, &st.q).await?,
-            };
-            st.seen += page.list.len() as u64;
-            // Stop on an empty page or once `total` products were seen.
-            st.done = page.list.is_empty() || st.seen >= page.total;
-            st.q.page = Some(page.page.max(st.q.page.unwrap_or(1)) + 1);
-            st.buffer = page.list.into_iter();
-        }
-    })
-}
-
 impl Client {
     /// `GET /openapi/v1/merchant` with the client token.
     pub async fn merchant_profile(&self) -> Result<MerchantProfile> {
@@ -130,7 +84,7 @@ impl Client {
         &self,
         query: ProductQuery,
     ) -> impl Stream<Item = Result<Product>> + Send + 'static {
-        product_stream(self.clone(), None, query)
+        stream::product_stream(self.clone(), None, query)
     }
 }
 
@@ -174,7 +128,7 @@ impl UserSession {
         &self,
         query: ProductQuery,
     ) -> impl Stream<Item = Result<Product>> + Send + 'static {
-        product_stream(self.client.clone(), Some(self.clone()), query)
+        stream::product_stream(self.client.clone(), Some(self.clone()), query)
     }
 
     /// `POST /openapi/v1/orders`. Never re-sent once it may have been processed: a timeout,
@@ -268,49 +222,6 @@ impl UserSession {
             .await?
             .json()?;
         Ok(r.status)
-    }
-
-    /// Polls the payment status every `interval` until 1 paid or 2 cancelled, then reads the
-    /// order. A 429 waits for its `Retry-After` (capped by the retry policy) before the next
-    /// poll. Gives [`Error::WaitTimeout`] after `timeout`. Dropping the future cancels it.
-    pub async fn wait_for_payment(
-        &self,
-        order_no: &str,
-        interval: Duration,
-        timeout: Duration,
-    ) -> Result<PaymentWaitOutcome> {
-        require_id("order_no", order_no)?;
-        if interval.is_zero() {
-            return Err(Error::validation("interval", "must be positive"));
-        }
-        let give_up = tokio::time::Instant::now() + timeout;
-        let cap = self.client.inner.config.retry.max_retry_after;
-        let mut last = PaymentStatus::AwaitingPayment;
-        loop {
-            let pause = match self.payment_status(order_no).await {
-                Ok(s) if s.is_final() => {
-                    let order = self.get_order(order_no).await?;
-                    return Ok(PaymentWaitOutcome {
-                        payment_status: s,
-                        order,
-                    });
-                }
-                Ok(s) => {
-                    last = s;
-                    interval
-                }
-                Err(e) if e.status() == Some(429) => e
-                    .retry_after()
-                    .map_or(interval, |ra| ra.min(cap).max(interval)),
-                Err(e) => return Err(e),
-            };
-            if tokio::time::Instant::now() + pause > give_up {
-                return Err(Error::WaitTimeout {
-                    last_status: last.code(),
-                });
-            }
-            tokio::time::sleep(pause).await;
-        }
     }
 }
 
