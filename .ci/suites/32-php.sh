@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# PHP wrapper (bindings/php): PHPUnit (Debian's package) against the standalone sandbox,
-# loading the shipped include/storefront.h, over the debug C library shared with the other
-# binding suites.
+# PHP wrapper (bindings/php): `composer validate --strict` of its composer.json, then PHPUnit
+# (Debian's package) against the standalone sandbox, loading the shipped include/storefront.h,
+# over the debug C library shared with the other binding suites.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if ! command -v php >/dev/null || ! command -v phpunit >/dev/null; then
+if ! command -v php >/dev/null || ! command -v phpunit >/dev/null || ! command -v composer >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq php-cli phpunit >/dev/null
+  apt-get install -y -qq php-cli phpunit composer >/dev/null
 fi
+(cd bindings/php && COMPOSER_ALLOW_SUPERUSER=1 composer validate --strict --no-check-lock)
 cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"

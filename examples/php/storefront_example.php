@@ -8,9 +8,17 @@ declare(strict_types=1);
  *
  *   target/debug/storefront-sandbox --port 0 --ready-file /tmp/sbx.json &
  *   STOREFRONT_LIB=$PWD/target/debug/libstorefront.so php examples/php/storefront_example.php /tmp/sbx.json
+ *
+ * Copied into a Composer project that requires storefront/storefront, it loads
+ * vendor/autoload.php beside it and needs no environment variable (the package ships the
+ * library and the header).
  */
 
-require_once dirname(__DIR__, 2) . '/bindings/php/storefront.php';
+if (is_file(__DIR__ . '/vendor/autoload.php')) {
+    require_once __DIR__ . '/vendor/autoload.php';
+} else {
+    require_once dirname(__DIR__, 2) . '/bindings/php/storefront.php';
+}
 
 use Storefront\Client;
 use Storefront\Webhook;

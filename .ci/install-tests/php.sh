@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+# Install test: the Composer package (OUT/php/storefront-php, .ci/release.d/php.sh) installed
+# into a fresh Composer project from a "path" repository (copied, no registry), then used with
+# no STOREFRONT_* variable: the example program against a standalone sandbox, and a webhook
+# receiver (the README's three lines) under `php -S`, loading the library with FFI::cdef
+# (ffi.enable=1) and preloaded under ffi.enable=preload (FFI::scope), as PHP-FPM runs it.
+set -euo pipefail
+source "$STOREFRONT_CI/install-tests/common.sh"
+no_rust_toolchain
+
+export DEBIAN_FRONTEND=noninteractive
+if ! command -v php >/dev/null || ! command -v composer >/dev/null; then
+  apt-get update -qq
+  apt-get install -y -qq php-cli composer >/dev/null
+fi
+if ! php -m | grep -qx 'Zend OPcache'; then
+  apt-get install -y -qq php-opcache >/dev/null
+fi
+
+dist="$STOREFRONT_DIST/php"
+package="$dist/storefront-php"
+sandbox_bin="$STOREFRONT_SANDBOX_BIN"
+example="$STOREFRONT_EXAMPLES/php/storefront_example.php"
+shopt -s nullglob
+zips=("$dist"/storefront-php-*.zip)
+shopt -u nullglob
+((${#zips[@]} == 1)) || { echo "install-php: expected one storefront-php-VERSION.zip in $dist" >&2; exit 1; }
+version=$(basename "${zips[0]}" .zip)
+version=${version#storefront-php-}
+# From here on no STOREFRONT_* variable is set: the package must find its own files.
+for name in $(compgen -e); do
+  [[ "$name" == STOREFRONT_* ]] && unset "$name"
+done
+export COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_NO_INTERACTION=1 COMPOSER_HOME="$PWD/composer-home"
+
+passed=0
+failed=0
+check() {
+  local what=$1
+  shift
+  if "$@"; then
+    echo "ok: $what"
+    passed=$((passed + 1))
+  else
+    echo "FAILED: $what" >&2
+    failed=$((failed + 1))
+  fi
+}
+
+servers=()
+cleanup() {
+  local pid
+  for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [[ -n "$sandbox_pid" ]] && kill "$sandbox_pid" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# The release zip holds exactly the package folder under storefront-php/.
+zip_matches_folder() {
+  php -r '
+    [$script, $zip, $dir] = $argv;
+    $fromZip = [];
+    foreach (new RecursiveIteratorIterator(new PharData($zip)) as $file) {
+        $path = substr($file->getPathname(), strlen("phar://$zip/"));
+        $fromZip[$path] = sha1_file($file->getPathname());
+    }
+    $fromDir = [];
+    foreach (new RecursiveIteratorIterator(new RecursiveDirectoryIterator($dir, FilesystemIterator::SKIP_DOTS)) as $file) {
+        $fromDir["storefront-php/" . substr($file->getPathname(), strlen($dir) + 1)] = sha1_file($file->getPathname());
+    }
+    ksort($fromZip);
+    ksort($fromDir);
+    exit($fromZip === $fromDir ? 0 : 1);
+  ' "${zips[0]}" "$package"
+}
+check "the zip holds the package folder" zip_matches_folder
+
+# A Composer project requiring the package from a path repository (copied), no Packagist.
+mkdir app
+cat >app/composer.json <<JSON
+{
+    "name": "storefront-install-test/app",
+    "description": "Install test of the storefront Composer package",
+    "type": "project",
+    "require": {
+        "storefront/storefront": "$version"
+    },
+    "repositories": [
+        {
+            "type": "path",
+            "url": "$package",
+            "options": {"symlink": false, "versions": {"storefront/storefront": "$version"}}
+        },
+        {"packagist.org": false}
+    ]
+}
+JSON
+check "composer install" bash -c 'cd app && composer install --no-progress >composer.log 2>&1 || { cat composer.log >&2; exit 1; }'
+installed=app/vendor/storefront/storefront
+copied() {
+  [[ -d "$installed" && ! -L "$installed" ]] &&
+    [[ -f "$installed/include/storefront.h" && -f "$installed/composer.json" && -f "$installed/preload.php" ]] &&
+    compgen -G "$installed/lib/*/libstorefront.so" >/dev/null
+}
+check "the package is copied into vendor/ with its header and library" copied
+
+# The example program, loading vendor/autoload.php, against a standalone sandbox.
+cp "$example" app/storefront_example.php
+start_sandbox "$sandbox_bin" "$PWD"
+run_example() {
+  (cd app && php storefront_example.php "$OLDPWD/ready.json") >example.log 2>&1 || { cat example.log >&2; return 1; }
+  grep -qx "storefront $version against .*" example.log && grep -qx 'all checks passed' example.log ||
+    { cat example.log >&2; return 1; }
+}
+check "the example passes with the installed package (library $version)" run_example
+
+# The webhook receiver (the README's three lines) and a sender that signs with the wrapper's
+# test signer (like the service: sha256 HMAC over "timestamp.body").
+secret=whsec_install_test_0123456789abcdef0123
+cat >app/receiver.php <<PHP
+<?php
+
+declare(strict_types=1);
+
+require __DIR__ . '/vendor/autoload.php';
+
+try {
+    \$verifier = new Storefront\WebhookVerifier(['$secret']);
+    \$notification = \$verifier->verify(getallheaders(), (string) file_get_contents('php://input'));
+    Storefront\Webhook::checkExpectation(\$notification['data'], ['external_reference' => 'order-42', 'amount_minor' => 1250, 'currency' => 'USD', 'test_mode' => false]);
+    echo 'verified ', \$notification['id'], ' ffi=', Storefront\Library::loadMode();
+} catch (Storefront\WebhookException \$e) {
+    http_response_code(400);
+    echo 'rejected ', \$e->resultName();
+}
+PHP
+cat >app/send.php <<'PHP'
+<?php
+
+declare(strict_types=1);
+
+// php send.php URL SECRET: POSTs a status notification signed with SECRET; prints "STATUS BODY".
+require __DIR__ . '/vendor/autoload.php';
+
+[$script, $url, $secret] = $argv;
+$body = json_encode([
+    'id' => 'EVT-42', 'type' => 'merchant_payment.status_changed', 'api_version' => 1,
+    'created_at' => gmdate('Y-m-d\TH:i:s\Z'),
+    'data' => [
+        'order_no' => 'MP42', 'external_reference' => 'order-42', 'payment_no' => 'ch_card_usd',
+        'amount_minor' => 1250, 'currency' => 'USD', 'currency_decimals' => 2, 'status' => 'paid',
+        'status_version' => 2, 'test_mode' => false, 'expires_at' => gmdate('Y-m-d\TH:i:s\Z', time() + 1800),
+        'event_id' => 'PE42', 'provider_trade_no' => 'T42', 'occurred_at' => gmdate('Y-m-d\TH:i:s\Z'),
+    ],
+]);
+$now = time();
+$headers = [
+    'Content-Type: application/json',
+    'X-Service-Event-ID: EVT-42',
+    "X-Service-Timestamp: $now",
+    'X-Service-Signature: ' . Storefront\Webhook::sign($secret, $now, $body),
+];
+$answer = file_get_contents($url, false, stream_context_create(['http' => [
+    'method' => 'POST', 'header' => implode("\r\n", $headers), 'content' => $body,
+    'ignore_errors' => true, 'timeout' => 30,
+]]));
+echo explode(' ', $http_response_header[0] ?? 'HTTP/1.0 000')[1], ' ', $answer, "\n";
+PHP
+
+free_port() {
+  php -r '$s = stream_socket_server("tcp://127.0.0.1:0"); echo substr(strrchr(stream_socket_get_name($s, false), ":"), 1);'
+}
+# serve NAME [RUNNER...] -- PHP_OPTIONS...: starts `php OPTIONS -S` on a free port, sets $port.
+serve() {
+  local name=$1 runner=()
+  shift
+  while [[ "$1" != -- ]]; do runner+=("$1"); shift; done
+  shift
+  port=$(free_port)
+  (cd app && exec "${runner[@]}" php "$@" -S "127.0.0.1:$port" receiver.php) >"$name.log" 2>&1 &
+  servers+=($!)
+  local pid=$!
+  for _ in $(seq 1 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "receiver $name did not start:" >&2
+  cat "$name.log" >&2
+  return 1
+}
+# expect NAME PATTERN SECRET: the answer to a notification signed with SECRET matches PATTERN.
+expect() {
+  local answer
+  answer=$(cd app && php send.php "http://127.0.0.1:$port/hooks/storefront" "$3")
+  [[ "$answer" =~ $2 ]] || { echo "receiver $1 answered: $answer" >&2; cat "$1.log" >&2; return 1; }
+}
+forged=whsec_forged_by_someone_else_0000000000
+receiver_checks() {  # NAME MODE
+  check "receiver $1: a signed notification is verified (2xx, FFI $2)" expect "$1" "^2[0-9][0-9] verified EVT-42 ffi=$2\$" "$secret"
+  check "receiver $1: a forged notification is refused (400)" expect "$1" '^400 rejected webhook_signature_mismatch$' "$forged"
+}
+
+# 1. FFI::cdef: a web SAPI with ffi.enable=true, nothing preloaded.
+if serve cdef -- -d ffi.enable=1; then receiver_checks cdef cdef; else check "receiver cdef starts" false; fi
+
+# 2. ffi.enable=preload (PHP-FPM's default) without preloading: FFI is refused, and the wrapper
+#    says how to preload.
+refused_without_preload() {
+  expect plain '^500' "$secret" && grep -q 'preload.php with opcache.preload' plain.log
+}
+if serve plain -- -d ffi.enable=preload; then
+  check "ffi.enable=preload without preloading refuses FFI with a pointer to preload.php" refused_without_preload
+else
+  check "receiver plain starts" false
+fi
+
+# 3. ffi.enable=preload with opcache.preload=preload.php (FFI::load under the scope
+#    "storefront", wrapper classes preloaded): the receiver takes FFI::scope. Preloading as root
+#    needs opcache.preload_user, where PHP refuses FFI::load, so as root this runs as nobody.
+preload_options=(-d ffi.enable=preload -d opcache.enable=1 -d opcache.enable_cli=1 -d "opcache.preload=$PWD/$installed/preload.php")
+as_user=()
+if (($(id -u) == 0)); then
+  chmod -R a+rX "$PWD"
+  as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+fi
+if serve preload "${as_user[@]}" -- "${preload_options[@]}"; then
+  receiver_checks preload scope
+else
+  check "receiver preload starts" false
+fi
+
+# 4. The PHP-FPM-as-root setup: opcache.preload_user, the scope bound at startup by ffi.preload
+#    (header written by `php preload.php --ffi-header FILE`), preload.php preloading the classes.
+(cd app && php vendor/storefront/storefront/preload.php --ffi-header "$PWD/storefront-ffi.h" >/dev/null)
+ffi_preload_options=("${preload_options[@]}" -d "ffi.preload=$PWD/app/storefront-ffi.h")
+(($(id -u) == 0)) && ffi_preload_options+=(-d "opcache.preload_user=$(id -un)")
+if serve ffi-preload -- "${ffi_preload_options[@]}"; then
+  receiver_checks ffi-preload scope
+else
+  check "receiver ffi-preload starts" false
+fi
+
+echo "install-php: $passed passed, $failed failed"
+((failed == 0))

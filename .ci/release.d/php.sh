@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Release step (run by .ci/release): the Composer package storefront/storefront.
+#   OUT/php/storefront-php/              the package folder (a Composer "path" repository)
+#   OUT/php/storefront-php-VERSION.zip   the same folder, zipped (top folder storefront-php/)
+# The package holds composer.json, src/ (PSR-4 Storefront\ => src/), storefront.php (autoloader
+# without Composer), preload.php (opcache.preload for ffi.enable=preload), README.md, VERSION,
+# include/storefront.h (the shipped header) and lib/<platform>/libstorefront.so (the stripped
+# release library; platform as Storefront\Library::platform() names it, e.g. linux-x86_64).
+# Storefront\Library finds the header and the library inside the package, relative to its own
+# files: no environment variable is needed. composer.json has no version field: the version
+# is Cargo.toml's [workspace.package] (VERSION here), checked against sf_version() on load.
+#
+# Environment (exported by .ci/release): STOREFRONT_VERSION, STOREFRONT_RELEASE_LIB,
+# STOREFRONT_OUT. Optional: STOREFRONT_PHP_PLATFORM (default: <os>-<machine> of this machine,
+# where the release library was built).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+version="${STOREFRONT_VERSION:?set by .ci/release}"
+release_lib="${STOREFRONT_RELEASE_LIB:?set by .ci/release}"
+out="${STOREFRONT_OUT:?set by .ci/release}"
+[[ -f "$release_lib" ]] || { echo "php release: no release library at $release_lib" >&2; exit 1; }
+
+if ! command -v php >/dev/null || ! command -v composer >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq php-cli composer >/dev/null
+fi
+php -r 'exit(extension_loaded("ffi") ? 0 : 1);' || { echo "php release: PHP lacks the FFI extension" >&2; exit 1; }
+export COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_NO_INTERACTION=1
+
+platform="${STOREFRONT_PHP_PLATFORM:-$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m)}"
+platform="${platform/-amd64/-x86_64}"
+platform="${platform/-arm64/-aarch64}"
+
+dest="$out/php"
+pkg="$dest/storefront-php"
+zip="$dest/storefront-php-$version.zip"
+rm -rf "$pkg" "$dest"/storefront-php-*.zip
+mkdir -p "$pkg/src" "$pkg/include" "$pkg/lib/$platform"
+
+src=bindings/php
+cp "$src/composer.json" "$src/storefront.php" "$src/preload.php" "$src/README.md" "$pkg/"
+cp "$src"/src/*.php "$pkg/src/"
+cp include/storefront.h "$pkg/include/storefront.h"
+install -m 0644 "$release_lib" "$pkg/lib/$platform/libstorefront.so"
+printf '%s\n' "$version" >"$pkg/VERSION"
+for license in LICENSE LICENSE-MIT LICENSE-APACHE; do
+  [[ -f "$license" ]] && cp "$license" "$pkg/"
+done
+
+# The package is valid, and its wrapper loads its own library and header with no environment.
+(cd "$pkg" && composer validate --strict --no-check-lock --quiet)
+for file in "$pkg"/src/*.php "$pkg"/*.php; do php -l "$file" >/dev/null; done
+loaded=$(cd / && env -u STOREFRONT_LIB -u STOREFRONT_HEADER php -r '
+  require $argv[1] . "/storefront.php";
+  echo Storefront\Library::version(), " ", Storefront\Library::libraryPath(), " ", Storefront\Library::headerPath();
+' "$pkg")
+read -r loaded_version loaded_lib loaded_header <<<"$loaded"
+[[ "$loaded_version" == "$version" ]] || { echo "php release: library reports $loaded_version, expected $version" >&2; exit 1; }
+[[ "$loaded_lib" == "$pkg/lib/$platform/libstorefront.so" && "$loaded_header" == "$pkg/include/storefront.h" ]] || {
+  echo "php release: the packaged wrapper loaded $loaded_lib and $loaded_header, not its own files" >&2
+  exit 1
+}
+
+# The zip: one top folder storefront-php/ (Composer strips it; unzip gives the package folder).
+php -d phar.readonly=0 -r '
+  [$script, $dest, $zip] = $argv;
+  $archive = new PharData($zip, 0, null, Phar::ZIP);
+  $files = new RecursiveIteratorIterator(new RecursiveDirectoryIterator("$dest/storefront-php", FilesystemIterator::SKIP_DOTS));
+  $paths = [];
+  foreach ($files as $file) {
+      $paths[] = $file->getPathname();
+  }
+  sort($paths);
+  foreach ($paths as $path) {
+      $archive->addFile($path, substr($path, strlen($dest) + 1));
+  }
+  $archive->compressFiles(Phar::GZ);
+' "$dest" "$zip"
+
+echo "php: $pkg ($platform) and $(basename "$zip") ($(du -k "$zip" | cut -f1) KiB)"

@@ -1,0 +1,10 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Storefront;
+
+/** No final payment status within the wait timeout. */
+class WaitTimeoutException extends StorefrontException
+{
+}
