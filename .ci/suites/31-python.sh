@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Python wrapper (bindings/python): pytest against the standalone sandbox, over the debug
-# C library shared with the other binding suites.
+# C library shared with the other binding suites; then the example; then `pip wheel` from source.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-pip; }
@@ -22,3 +22,28 @@ trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 source .ci/sandbox.sh
 start_sandbox "$STOREFRONT_SANDBOX_BIN" "$work"
 PYTHONPATH=bindings/python python3 examples/python/storefront_example.py "$work/ready.json"
+
+# The from-source path: `pip wheel ./bindings/python` runs the cargo release build itself (in this
+# workspace's target dir, so a no-op after .ci/release or an earlier run) and gives a platform
+# wheel, py3-none-linux_<arch>, carrying that library. (The release wheel, manylinux-tagged by
+# auditwheel, is installed and used by .ci/install-tests/python.sh.)
+version=$(bash .ci/version)
+echo "pip wheel ./bindings/python (cargo build --release)"
+python3 -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$work/wheel" \
+  ./bindings/python
+python3 - "$work/wheel" "storefront-$version-py3-none-linux_$(uname -m).whl" \
+  "$target_dir/release/libstorefront.so" <<'PY'
+import hashlib, os, sys, zipfile
+folder, expected, built = sys.argv[1:]
+found = sorted(os.listdir(folder))
+if found != [expected]:
+    sys.exit(f"pip wheel ./bindings/python: expected {expected}, got {found}")
+with zipfile.ZipFile(os.path.join(folder, expected)) as wheel:
+    if "Root-Is-Purelib: false" not in wheel.read(f"storefront-{expected.split('-')[1]}.dist-info/WHEEL").decode():
+        sys.exit("pip wheel ./bindings/python: the wheel is marked pure")
+    bundled = wheel.read("storefront/libstorefront.so")
+with open(built, "rb") as f:
+    if hashlib.sha256(bundled).digest() != hashlib.sha256(f.read()).digest():
+        sys.exit(f"pip wheel ./bindings/python: storefront/libstorefront.so differs from {built}")
+print(f"pip wheel ./bindings/python: {expected}, {os.path.getsize(os.path.join(folder, expected))} bytes, carries {built}")
+PY

@@ -1,8 +1,10 @@
 """Loads the storefront C library and declares the signatures of include/storefront.h.
 
-The library is found through the ``STOREFRONT_LIB`` environment variable (a path to the
-shared library), else next to this package (``libstorefront.so`` / ``.dylib`` /
-``storefront.dll``). Returned ``char *`` that the caller must free are typed ``c_void_p``, never
+By default the library is the one the wheel installs inside this package, beside this file
+(``libstorefront.so``; ``libstorefront.dylib`` / ``storefront.dll`` on macOS / Windows). The
+``STOREFRONT_LIB`` environment variable, when set and not empty, overrides it with the path of
+another build (a checkout's ``target/debug/libstorefront.so`` for the tests, say); it is then the
+only path tried. Returned ``char *`` that the caller must free are typed ``c_void_p``, never
 ``c_char_p``: ctypes would convert a ``c_char_p`` to ``bytes`` and lose the pointer to free.
 """
 
@@ -72,6 +74,7 @@ _lib: Optional[ctypes.CDLL] = None
 
 
 def _candidates() -> list:
+    """The paths to try, in order: STOREFRONT_LIB alone when set, else the bundled library."""
     env = os.environ.get("STOREFRONT_LIB")
     if env:
         return [Path(env)]
@@ -97,8 +100,14 @@ def lib() -> ctypes.CDLL:
                     break
             else:
                 raise OSError(
-                    "storefront C library not found (set STOREFRONT_LIB to its path); tried: "
+                    "storefront C library not found; tried: "
                     + ", ".join(str(p) for p in tried)
+                    + (
+                        " (from STOREFRONT_LIB)"
+                        if os.environ.get("STOREFRONT_LIB")
+                        else " (install a storefront wheel, which bundles it, or set"
+                        " STOREFRONT_LIB to the library's path)"
+                    )
                 )
             for name, (argtypes, restype) in SIGNATURES.items():
                 function = getattr(loaded, name)
