@@ -222,7 +222,11 @@ preload_options=(-d ffi.enable=preload -d opcache.enable=1 -d opcache.enable_cli
 as_user=()
 if (($(id -u) == 0)); then
   chmod -R a+rX "$PWD"
-  as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+  if command -v setpriv >/dev/null; then
+    as_user=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups)
+  else
+    as_user=(runuser -u nobody --)
+  fi
 fi
 if serve preload "${as_user[@]}" -- "${preload_options[@]}"; then
   receiver_checks preload scope
