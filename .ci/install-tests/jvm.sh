@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Install test (run by .ci/install-tests/run, in an empty scratch folder without a Rust toolchain):
+# a JVM project that depends on dev.storefront:storefront:VERSION by its coordinates, resolved
+# from the Maven repository of the release folder (OUT/jvm/repo, written by
+# .ci/release.d/jvm.sh), runs the Kotlin example against a standalone sandbox.
+#
+# Maven's local repository: a fresh one in this folder (so an SDK that `mvn install` or suite
+# 40-kotlin put into ~/.m2 can never stand in for the released one: Maven prefers a locally
+# installed artifact to any repository), seeded with a copy of ~/.m2/repository's third-party
+# artifacts (never its dev/storefront ones) to avoid downloading Kotlin again.
+set -euo pipefail
+source "$STOREFRONT_CI/install-tests/common.sh"
+no_rust_toolchain
+passed=0
+failed=0
+pass() { echo "ok   $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1" >&2; failed=$((failed + 1)); }
+finish() {
+  echo "install-jvm: $passed passed, $failed failed"
+  [[ "$failed" == 0 ]]
+}
+for tool in java mvn unzip python3; do
+  command -v "$tool" >/dev/null || { echo "install-jvm: $tool is required" >&2; exit 1; }
+done
+mvn_plain() { mvn -B -ntp -Dstyle.color=never "$@" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'; }
+
+dist_jvm="$STOREFRONT_DIST/jvm"
+pom=$(ls "$dist_jvm"/storefront-*.pom 2>/dev/null | head -1)
+[[ -n "$pom" && -d "$dist_jvm/repo" ]] || { echo "install-jvm: no jar, pom and repo/ in $dist_jvm (run .ci/release)" >&2; exit 1; }
+version=$(python3 -c 'import sys, xml.etree.ElementTree as E; print(E.parse(sys.argv[1]).getroot().find("{http://maven.apache.org/POM/4.0.0}version").text)' "$pom")
+cargo_version=$(bash "$STOREFRONT_CI/version")
+if [[ "$version" == "$cargo_version" ]]; then
+  pass "released pom version $version = Cargo.toml [workspace.package] version"
+else
+  fail "released pom version $version != Cargo.toml version $cargo_version"
+fi
+released_jar="$dist_jvm/storefront-$version.jar"
+
+# The project: the example's sources and pom (it depends on the coordinates, nothing else).
+mkdir project
+cp -r "$STOREFRONT_EXAMPLES/kotlin/pom.xml" "$STOREFRONT_EXAMPLES/kotlin/src" project/
+# (Comments aside: the pom's elements name no folder of the checkout and run no cargo.)
+pom_elements=$(python3 -c 'import sys, xml.etree.ElementTree as E; print(E.tostring(E.parse(sys.argv[1]).getroot(), encoding="unicode"))' project/pom.xml)
+if grep -qE 'bindings/|\.\./|repo\.root|cargo' <<<"$pom_elements"; then
+  fail "examples/kotlin/pom.xml still refers to the checkout"
+else
+  pass "examples/kotlin/pom.xml depends on dev.storefront:storefront by coordinates only"
+fi
+
+m2="$PWD/m2"
+mkdir -p "$m2"
+home_m2="$HOME/.m2/repository"
+if [[ -d "$home_m2" ]]; then
+  (cd "$home_m2" && find . -mindepth 1 -maxdepth 1 ! -name dev -exec cp -r {} "$m2/" \;)
+  if [[ -d "$home_m2/dev" ]]; then
+    mkdir -p "$m2/dev"
+    (cd "$home_m2/dev" && find . -mindepth 1 -maxdepth 1 ! -name storefront -exec cp -r {} "$m2/dev/" \;)
+  fi
+fi
+[[ ! -e "$m2/dev/storefront" ]]
+repo_url="file://$dist_jvm/repo"
+maven_args=(-f project/pom.xml -C "-Dmaven.repo.local=$m2" "-Dstorefront.repo=$repo_url" "-Dstorefront.version=$version")
+
+# The resolved classpath: the storefront jar comes from the release repository, is the released
+# jar byte for byte, carries the native library where JNA looks, and is under 4 MB.
+mvn_plain -q "${maven_args[@]}" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+  -Dmdep.outputFile="$PWD/classpath.txt" >maven-classpath.log || { cat maven-classpath.log >&2; fail "resolve the classpath"; finish; }
+resolved=$(tr ':' '\n' <classpath.txt | grep "/dev/storefront/storefront/$version/storefront-$version.jar\$" || true)
+if [[ -n "$resolved" && -f "$resolved" ]]; then
+  pass "classpath has $resolved"
+else
+  fail "no storefront-$version.jar on the classpath: $(cat classpath.txt)"
+  finish
+fi
+if grep -q '^storefront-'"$version"'\.jar>storefront=' "$(dirname "$resolved")/_remote.repositories"; then
+  pass "it was resolved from the release repository $repo_url"
+else
+  fail "it was not resolved from $repo_url: $(cat "$(dirname "$resolved")/_remote.repositories")"
+fi
+if cmp -s "$resolved" "$released_jar"; then pass "it is the released jar $released_jar"; else fail "it differs from $released_jar"; fi
+listing=$(unzip -l "$resolved")   # (not piped into grep -q: with pipefail, SIGPIPE would fail it)
+if grep -qE ' linux-x86-64/libstorefront\.so$' <<<"$listing"; then
+  pass "it carries linux-x86-64/libstorefront.so"
+else
+  fail "no linux-x86-64/libstorefront.so in $resolved"
+fi
+size=$(stat -c %s "$resolved")
+if (( size < 4000000 )); then pass "jar size $size bytes < 4000000"; else fail "jar size $size bytes >= 4000000"; fi
+
+# The example against a standalone sandbox. jna.nosys: JNA takes the library from the jar only.
+start_sandbox "$STOREFRONT_SANDBOX_BIN" "$PWD"
+origin=$(sandbox_origin "$PWD")
+if mvn_plain -q "${maven_args[@]}" -Djna.nosys=true compile exec:java -Dsandbox="$origin" >example.out; then
+  cat example.out
+  if grep -q 'both flows done' example.out; then pass "example ran both flows"; else fail "example did not finish both flows"; fi
+  if grep -q "storefront $version against" example.out; then pass "the native library reports version $version"; else fail "the native library does not report $version"; fi
+else
+  cat example.out >&2
+  fail "example failed"
+fi
+finish
