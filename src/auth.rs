@@ -18,6 +18,10 @@ use tokio::time::Instant;
 use crate::error::{Error, Result};
 use crate::secret::Secret;
 
+/// Longest time a client-credentials token is kept before it is renewed, whatever `expires_in`
+/// the token endpoint grants (one day).
+pub(crate) const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// Boxed future returned by [`UserTokenProvider::user_token`].
 pub type TokenFuture<'a> = Pin<Box<dyn Future<Output = Result<Secret>> + Send + 'a>>;
 
@@ -91,11 +95,16 @@ impl ClientTokenCache {
     }
 
     /// When a token granted for `expires_in` seconds should be renewed: `margin` before expiry,
-    /// but never earlier than half its lifetime.
+    /// but never earlier than half its lifetime. A lifetime above [`MAX_TOKEN_LIFETIME`] is
+    /// treated as that maximum (the token is cached and renewed after about a day), so any
+    /// `expires_in`, up to `u64::MAX`, gives a usable cached token and never overflows the clock.
     pub fn refresh_at(now: Instant, expires_in: u64, margin: Duration) -> Instant {
-        let lifetime = Duration::from_secs(expires_in);
+        let lifetime = Duration::from_secs(expires_in).min(MAX_TOKEN_LIFETIME);
         let early = margin.min(lifetime / 2);
-        now + (lifetime - early)
+        let wait = lifetime.saturating_sub(early);
+        now.checked_add(wait)
+            .or_else(|| now.checked_add(Duration::from_secs(60)))
+            .unwrap_or(now)
     }
 }
 
@@ -210,6 +219,20 @@ mod tests {
         assert_eq!(at - now, Duration::from_secs(3570));
         let short = ClientTokenCache::refresh_at(now, 20, Duration::from_secs(30));
         assert_eq!(short - now, Duration::from_secs(10));
+    }
+
+    /// Issue 10 item 3: an `expires_in` of 2^63 or more (up to `u64::MAX`) used to panic with
+    /// "overflow when adding duration to instant"; it is capped at one day.
+    #[test]
+    fn huge_expires_in_is_capped_not_overflowed() {
+        let now = Instant::now();
+        for expires_in in [1u64 << 63, u64::MAX, u64::MAX / 1000] {
+            let at = ClientTokenCache::refresh_at(now, expires_in, Duration::from_secs(30));
+            assert_eq!(at - now, MAX_TOKEN_LIFETIME - Duration::from_secs(30));
+        }
+        let at = ClientTokenCache::refresh_at(now, u64::MAX, Duration::MAX);
+        assert_eq!(at - now, MAX_TOKEN_LIFETIME / 2);
+        assert_eq!(ClientTokenCache::refresh_at(now, 0, Duration::MAX), now);
     }
 
     #[test]

@@ -23,6 +23,14 @@ pub const DEFAULT_CLIENT_SCOPES: &[&str] = &[
     "merchant_payments.create",
 ];
 
+/// Largest value any duration of the configuration may take (one day): the attempt timeout, the
+/// overall deadline, the retry delays, the `Retry-After` cap and the token refresh margin.
+///
+/// Deadlines are computed as `now + duration`; a bound keeps that addition far from the clock's
+/// range, so `Duration::MAX` (or `u64::MAX` milliseconds in JSON) is a configuration error
+/// instead of a panic on the first call.
+pub const MAX_CONFIG_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// SDK user agent prefix (`storefront-rust/<version>`).
 pub const SDK_USER_AGENT: &str = concat!("storefront-rust/", env!("CARGO_PKG_VERSION"));
 
@@ -252,6 +260,7 @@ impl Config {
         if self.attempt_timeout.is_zero() || self.overall_deadline.is_zero() {
             return Err(Error::Config("timeouts must be positive".into()));
         }
+        self.check_durations()?;
         if self.retry.max_attempts == 0 {
             return Err(Error::Config(
                 "retry.max_attempts must be at least 1".into(),
@@ -270,6 +279,29 @@ impl Config {
             userinfo_endpoint,
             user_agent,
         })
+    }
+
+    /// Every duration at most [`MAX_CONFIG_DURATION`], so that no `Instant + duration` built from
+    /// the configuration can overflow.
+    fn check_durations(&self) -> Result<()> {
+        let fields = [
+            ("attempt_timeout", self.attempt_timeout),
+            ("overall_deadline", self.overall_deadline),
+            ("token_refresh_margin", self.token_refresh_margin),
+            ("retry.base_delay", self.retry.base_delay),
+            ("retry.max_delay", self.retry.max_delay),
+            ("retry.max_retry_after", self.retry.max_retry_after),
+        ];
+        for (name, value) in fields {
+            if value > MAX_CONFIG_DURATION {
+                return Err(Error::Config(format!(
+                    "{name} must be at most {} s (got {} s)",
+                    MAX_CONFIG_DURATION.as_secs(),
+                    value.as_secs()
+                )));
+            }
+        }
+        Ok(())
     }
 
     fn endpoint(&self, name: &str, text: &str) -> Result<Url> {
@@ -353,6 +385,38 @@ mod tests {
         assert_eq!(v.base_url.as_str(), "https://api.example/prefix/api/");
         assert_eq!(v.origin.as_str(), "https://api.example/");
         assert!(v.user_agent.starts_with("storefront-rust/"));
+    }
+
+    /// Issue 10 item 3: `Duration::MAX` (or `u64::MAX` ms in JSON) in any duration field is a
+    /// configuration error, never a panic when a deadline is computed from it.
+    #[test]
+    fn absurd_durations_are_rejected_not_added_to_the_clock() {
+        type Set = fn(&mut Config, Duration);
+        let setters: [(&str, Set); 6] = [
+            ("attempt_timeout", |c, d| c.attempt_timeout = d),
+            ("overall_deadline", |c, d| c.overall_deadline = d),
+            ("token_refresh_margin", |c, d| c.token_refresh_margin = d),
+            ("retry.base_delay", |c, d| c.retry.base_delay = d),
+            ("retry.max_delay", |c, d| c.retry.max_delay = d),
+            ("retry.max_retry_after", |c, d| c.retry.max_retry_after = d),
+        ];
+        for (name, set) in setters {
+            let mut c = cfg("https://api.example/api");
+            set(&mut c, Duration::MAX);
+            match c.validate() {
+                Err(Error::Config(m)) => assert!(m.contains(name), "{name}: {m}"),
+                other => panic!("{name}: {other:?}"),
+            }
+            let mut ok = cfg("https://api.example/api");
+            set(&mut ok, MAX_CONFIG_DURATION);
+            assert!(ok.validate().is_ok(), "{name} at the bound is accepted");
+        }
+        let c: Config = serde_json::from_str(
+            r#"{"base_url":"https://a/api","token_endpoint":"https://a/t","client_id":"c",
+                "overall_deadline_ms":18446744073709551615}"#,
+        )
+        .unwrap();
+        assert!(matches!(c.validate(), Err(Error::Config(_))));
     }
 
     #[test]
