@@ -43,13 +43,15 @@ for std in c99 c2x; do
   passed=$((passed + 1))
 done
 
-# 4. pkg-config: a staged prefix with lib/ and include/, then the example built from it.
-mkdir -p "$work/prefix/lib" "$work/prefix/include" "$work/pkgconfig"
+# 4. pkg-config: a staged prefix with lib/, include/ and lib/pkgconfig/ (the .pc file finds its
+# prefix from its own place), then the example built from it. The release install, with the
+# versioned SONAME and the static library, is tested from a fresh prefix by .ci/install-tests/c.sh.
+mkdir -p "$work/prefix/lib/pkgconfig" "$work/prefix/include"
 ln -s "$target_dir/libstorefront.so" "$work/prefix/lib/libstorefront.so"
 cp include/storefront.h "$work/prefix/include/"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-sed -e "s|@PREFIX@|$work/prefix|" -e "s|@VERSION@|$version|" include/storefront.pc.in > "$work/pkgconfig/storefront.pc"
-export PKG_CONFIG_PATH="$work/pkgconfig"
+version=$(bash .ci/version)
+sed -e "s|@VERSION@|$version|" include/storefront.pc.in > "$work/prefix/lib/pkgconfig/storefront.pc"
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 [[ "$(pkg-config --modversion storefront)" == "$version" ]]
 # shellcheck disable=SC2046
 gcc -std=c99 -Wall -Wextra -Werror examples/c/storefront_example.c $(pkg-config --cflags --libs storefront) \
