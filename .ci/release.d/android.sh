@@ -19,9 +19,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${STOREFRONT_VERSION:?set by .ci/release}" "${STOREFRONT_RELEASE_LIB:?set by .ci/release}" "${STOREFRONT_OUT:?set by .ci/release}"
-for tool in java mvn zip unzip readelf python3; do
+for tool in java mvn zip unzip python3; do
   command -v "$tool" >/dev/null || { echo "android: $tool is required" >&2; exit 1; }
 done
+# binutils' readelf, or the NDK's llvm-readelf (toolchains/llvm/prebuilt/*/bin) on a Mac.
+readelf=$(command -v readelf || command -v llvm-readelf || true)
+[[ -n "$readelf" ]] || { echo "android: readelf or llvm-readelf is required" >&2; exit 1; }
 version="$STOREFRONT_VERSION"
 min_sdk="${STOREFRONT_ANDROID_MIN_SDK:-21}"
 mvn_plain() { mvn -B -ntp -Dstyle.color=never "$@" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'; }
@@ -45,20 +48,25 @@ if ((${#specs[@]} == 0)); then
   echo "android:   which does NOT load on Android. This only checks the AAR layout; do not ship it."
 fi
 
-# e_machine of each ABI (ELF header offset 18) and whether it is a 64-bit ABI.
-declare -A machine=([arm64-v8a]=183 [armeabi-v7a]=40 [x86_64]=62 [x86]=3)
+# e_machine of each ABI (ELF header offset 18). (No associative array: macOS ships bash 3.2.)
+machine_of() {
+  case "$1" in
+    arm64-v8a) echo 183 ;; armeabi-v7a) echo 40 ;; x86_64) echo 62 ;; x86) echo 3 ;; *) echo "" ;;
+  esac
+}
 abis=()
 for spec in "${specs[@]}"; do
   abi="${spec%%=*}"
   lib="${spec#*=}"
   [[ "$spec" == *=* && -f "$lib" ]] || { echo "android: STOREFRONT_ANDROID_LIBS entry '$spec' is not ABI=EXISTING_FILE" >&2; exit 1; }
-  [[ -n "${machine[$abi]:-}" ]] || { echo "android: unknown ABI '$abi' (arm64-v8a, armeabi-v7a, x86_64, x86)" >&2; exit 1; }
+  expected_machine=$(machine_of "$abi")
+  [[ -n "$expected_machine" ]] || { echo "android: unknown ABI '$abi' (arm64-v8a, armeabi-v7a, x86_64, x86)" >&2; exit 1; }
   got=$(python3 -c '
 import struct, sys
 head = open(sys.argv[1], "rb").read(20)
 if head[:4] != b"\x7fELF": print("not-elf"); sys.exit()
 print(struct.unpack("<H", head[18:20])[0])' "$lib")
-  [[ "$got" == "${machine[$abi]}" ]] || { echo "android: $lib is not an ELF library for $abi (e_machine $got, expected ${machine[$abi]})" >&2; exit 1; }
+  [[ "$got" == "$expected_machine" ]] || { echo "android: $lib is not an ELF library for $abi (e_machine $got, expected $expected_machine)" >&2; exit 1; }
   mkdir -p "$layout/jni/$abi"
   cp "$lib" "$layout/jni/$abi/libstorefront.so"
   lib="$layout/jni/$abi/libstorefront.so"
@@ -67,9 +75,9 @@ print(struct.unpack("<H", head[18:20])[0])' "$lib")
   # Android's libc (bionic) has no GLIBC_* symbol versions; the JNI entry point of
   # Storefront.client(config, context) is compiled for target_os = "android" only; 64-bit ABIs
   # need 16 KB-aligned LOAD segments (Android 15+ devices with 16 KB pages, Google Play).
-  glibc=$(readelf -V --wide "$lib" 2>/dev/null | grep -c 'GLIBC_' || true)
-  jni=$(readelf --dyn-syms --wide "$lib" | grep -c 'Java_dev_storefront_AndroidPlatformVerifier_nativeInit' || true)
-  align=$(readelf -lW "$lib" | awk '$1 == "LOAD" { print $NF }' | sort -u | paste -sd, -)
+  glibc=$("$readelf" -V --wide "$lib" 2>/dev/null | grep -c 'GLIBC_' || true)
+  jni=$("$readelf" --dyn-syms --wide "$lib" | grep -c 'Java_dev_storefront_AndroidPlatformVerifier_nativeInit' || true)
+  align=$("$readelf" -lW "$lib" | awk '$1 == "LOAD" { print $NF }' | sort -u | paste -sd, -)
   problems=()
   [[ "$glibc" == 0 ]] || problems+=(" links against glibc (GLIBC_ symbol versions)")
   [[ "$jni" != 0 ]] || problems+=(" no JNI entry Java_dev_storefront_AndroidPlatformVerifier_nativeInit")
@@ -155,7 +163,7 @@ done
 if grep -qE '\.(so|dylib|dll)$' <<<"$classes_listing"; then
   echo "android: classes.jar carries a native library" >&2; exit 1
 fi
-echo "android: $aar: $(stat -c %s "$aar") bytes, ABIs: ${abis[*]}"
+echo "android: $aar: $(wc -c <"$aar" | tr -d ' ') bytes, ABIs: ${abis[*]}"
 if ((stand_in)); then
   echo "android: STAND-IN layout check passed; no Android library was built (no NDK here). See $out/STAND-IN.txt"
 fi
