@@ -42,8 +42,10 @@ pub struct SandboxOptions {
     pub port: u16,
     /// Serve HTTPS with a CA and certificate generated at start (default false).
     pub tls: bool,
-    /// Accept plain-HTTP loopback notification targets (default true). The real service accepts
-    /// only public HTTPS addresses; the sandbox allows loopback so local receivers can be tested.
+    /// Accept loopback notification targets, plain HTTP or HTTPS (default true): `127.0.0.0/8`,
+    /// `::1`, `localhost`, `*.localhost`, and names resolving to loopback at delivery. The real
+    /// service accepts only public HTTPS addresses; the sandbox allows loopback so local
+    /// receivers can be tested. With `false` it refuses them at creation and at delivery.
     pub allow_loopback_notify: bool,
 }
 
@@ -92,10 +94,12 @@ impl Sandbox {
             IpAddr::V4(ip) => ip.to_string(),
         };
         let origin = format!("{scheme}://{host}:{}", address.port());
+        let dns = notifications::resolve::DnsOverrides::default();
         let shared = Arc::new(Shared::new(
             origin,
             options.allow_loopback_notify,
-            delivery_client()?,
+            delivery_client(options.allow_loopback_notify, dns.clone())?,
+            dns,
         ));
         let app = app::router(shared.clone());
         let ca_pem = tls.as_ref().map(|t| t.ca_pem.clone());
@@ -165,8 +169,12 @@ impl Drop for Sandbox {
     }
 }
 
-/// HTTP client for notification delivery: 8 s per delivery, redirects never followed, ring TLS.
-fn delivery_client() -> std::io::Result<reqwest::Client> {
+/// HTTP client for notification delivery: 8 s per delivery, redirects never followed, ring TLS,
+/// no proxy, and every resolved address checked ([`notifications::resolve::GuardedResolver`]).
+fn delivery_client(
+    allow_loopback: bool,
+    overrides: notifications::resolve::DnsOverrides,
+) -> std::io::Result<reqwest::Client> {
     use rustls_platform_verifier::BuilderVerifierExt;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let tls = rustls::ClientConfig::builder_with_provider(provider)
@@ -178,6 +186,11 @@ fn delivery_client() -> std::io::Result<reqwest::Client> {
         .tls_backend_preconfigured(tls)
         .timeout(Duration::from_secs(8))
         .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(notifications::resolve::GuardedResolver {
+            overrides,
+            allow_loopback,
+        })
         .build()
         .map_err(std::io::Error::other)
 }

@@ -10,7 +10,9 @@ const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] 
   --port N           port to listen on (0 = any free port; default 8080)
   --host ADDR        address to listen on (default 127.0.0.1)
   --tls              serve HTTPS with a CA generated at start (its PEM is written next to the ready file or to a temp file)
-  --ready-file PATH  once listening, write the endpoints as one JSON object to PATH";
+  --ready-file PATH  once listening, write the endpoints as one JSON object to PATH
+  --deny-loopback-notify
+                     refuse loopback notification targets at creation and delivery, as the real service does";
 
 struct Args {
     options: SandboxOptions,
@@ -38,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
                     .map_err(|_| "--host takes an IP address".to_string())?
             }
             "--tls" => options.tls = true,
+            "--deny-loopback-notify" => options.allow_loopback_notify = false,
             "--ready-file" => ready_file = Some(PathBuf::from(value("--ready-file")?)),
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument {other}\n\n{USAGE}")),

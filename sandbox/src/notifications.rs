@@ -6,13 +6,15 @@
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::{get, post, put};
+use axum::routing::{delete, get, post, put};
 
 use crate::state::Shared;
 
+pub mod address;
 pub mod config;
 pub mod delivery;
 pub mod handlers;
+pub mod resolve;
 pub mod signing;
 pub mod store;
 
@@ -36,4 +38,6 @@ pub fn control_routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/notifications/attempts", get(handlers::attempts))
         .route("/notifications/worker", put(handlers::set_worker))
+        .route("/dns", delete(handlers::clear_dns))
+        .route("/dns/{host}", put(handlers::set_dns))
 }

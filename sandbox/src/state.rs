@@ -12,6 +12,7 @@ use crate::faults::FaultStore;
 use crate::limits::RateLimiter;
 use crate::merchant_payments::PaymentStore;
 use crate::notifications::NotificationStore;
+use crate::notifications::resolve::DnsOverrides;
 use crate::requests::RequestLog;
 use crate::seed;
 
@@ -25,19 +26,28 @@ pub struct Shared {
     /// Whether notification targets on loopback (plain HTTP) are accepted. The real service
     /// accepts public HTTPS only; the sandbox allows loopback receivers for local development.
     pub allow_loopback_notify: bool,
-    /// HTTP client used to deliver notifications (8 s timeout, no redirects).
+    /// HTTP client used to deliver notifications (8 s timeout, no redirects, resolved
+    /// addresses checked).
     pub http: reqwest::Client,
+    /// Host names pinned to addresses for notification delivery (`PUT /_sandbox/dns/{host}`).
+    pub dns: DnsOverrides,
     world: Mutex<World>,
 }
 
 impl Shared {
     /// Builds the shared state around a freshly seeded world.
-    pub fn new(origin: String, allow_loopback_notify: bool, http: reqwest::Client) -> Self {
+    pub fn new(
+        origin: String,
+        allow_loopback_notify: bool,
+        http: reqwest::Client,
+        dns: DnsOverrides,
+    ) -> Self {
         Shared {
             clock: Clock::default(),
             origin,
             allow_loopback_notify,
             http,
+            dns,
             world: Mutex::new(World::seeded()),
         }
     }

@@ -115,12 +115,12 @@ pub fn start_session(
         )
         .field("payment_no")
     })?;
-    if let Some(session) = &payment.session {
-        if session.payment_no != chosen {
-            return Err(conflict(
-                "a channel payment was already started with another method",
-            ));
-        }
+    if let Some(session) = &payment.session
+        && session.payment_no != chosen
+    {
+        return Err(conflict(
+            "a channel payment was already started with another method",
+        ));
     }
     let merchant_no = payment.merchant_no.clone();
     let existing = payment.session.clone();

@@ -96,9 +96,10 @@ async fn set_wallet(
 }
 
 /// POST /_sandbox/reset: every stored thing goes back to the seed (tokens, orders, payments,
-/// notifications, faults, request log, rate limits). The clock keeps its offset: it never runs
-/// back.
+/// notifications, faults, request log, rate limits, pinned host names). The clock keeps its
+/// offset: it never runs back.
 async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
     *shared.world() = World::seeded();
+    shared.dns.clear();
     Json(json!({ "reset": true }))
 }

@@ -3,11 +3,10 @@
 //! (`invalid_notify_config`, `invalid_notify_url`, `invalid_notify_secret`) and the resolution
 //! against the merchant default.
 
-use std::net::{Ipv4Addr, Ipv6Addr};
-
 use axum::http::StatusCode;
 use serde_json::{Map, Value};
 
+use super::address::{Reach, classify_host};
 use crate::error::{ApiError, ApiResult};
 use crate::merchant_payments::model::{NotifyTarget, Secret};
 use crate::state::NotifyDefault;
@@ -138,72 +137,23 @@ pub fn validate_notify_url(raw: &str, allow_loopback: bool) -> ApiResult<()> {
     if url.fragment().is_some() {
         return Err(url_error("notify_url must not contain a fragment"));
     }
-    let loopback = match url.host() {
-        Some(url::Host::Domain(d)) => is_loopback_name(d),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => return Err(url_error("notify_url must name a host")),
+    let Some(host) = url.host() else {
+        return Err(url_error("notify_url must name a host"));
     };
-    if loopback && allow_loopback && matches!(url.scheme(), "http" | "https") {
+    let reach = classify_host(&host);
+    if reach == Reach::Loopback && allow_loopback && matches!(url.scheme(), "http" | "https") {
         return Ok(());
     }
     if url.scheme() != "https" {
         return Err(url_error("notify_url must be a public https address"));
     }
-    let private = match url.host() {
-        Some(url::Host::Domain(d)) => is_private_name(d),
-        Some(url::Host::Ipv4(ip)) => is_private_v4(ip),
-        Some(url::Host::Ipv6(ip)) => is_private_v6(ip),
-        None => true,
-    };
-    if private {
-        return Err(url_error(
-            "notify_url must not point to a private or loopback network address",
-        ));
+    if reach != Reach::Public {
+        return Err(url_error(&format!(
+            "notify_url must not point to a private or loopback network address ({})",
+            reach.reason()
+        )));
     }
     Ok(())
-}
-
-fn is_loopback_name(host: &str) -> bool {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    host == "localhost" || host.ends_with(".localhost")
-}
-
-fn is_private_name(host: &str) -> bool {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    is_loopback_name(&host)
-        || !host.contains('.')
-        || [".local", ".internal", ".lan", ".home.arpa", ".intranet"]
-            .iter()
-            .any(|suffix| host.ends_with(suffix))
-}
-
-fn is_private_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, ..] = ip.octets();
-    ip.is_private()
-        || ip.is_loopback()
-        || ip.is_link_local()
-        || ip.is_unspecified()
-        || ip.is_broadcast()
-        || ip.is_multicast()
-        || ip.is_documentation()
-        || a == 0
-        || (a == 100 && (64..128).contains(&b))
-        || (a == 198 && (b == 18 || b == 19))
-        || a >= 240
-}
-
-fn is_private_v6(ip: Ipv6Addr) -> bool {
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return is_private_v4(v4);
-    }
-    let first = ip.segments()[0];
-    ip.is_loopback()
-        || ip.is_unspecified()
-        || ip.is_multicast()
-        || (first & 0xfe00) == 0xfc00
-        || (first & 0xffc0) == 0xfe80
-        || first == 0x2001 && ip.segments()[1] == 0x0db8
 }
 
 /// `notify_secret`: 32 to 256 bytes, no whitespace.
@@ -241,6 +191,27 @@ mod tests {
             ("http://[::1]:9/n", true, true),
             ("http://10.0.0.1/n", true, false),
             ("ftp://hooks.shop.example/n", false, false),
+            ("https://[64:ff9b::a00:1]/n", false, false),
+            ("https://[64:ff9b::808:808]/n", false, true),
+            ("https://[2002:c0a8:101::1]/n", false, false),
+            ("https://[::ffff:127.0.0.1]/n", true, false),
+            ("https://[::127.0.0.1]/n", false, false),
+            ("https://[fec0::1]/n", false, false),
+            ("https://[ff02::1]/n", false, false),
+            ("https://[2001:db8::1]/n", false, false),
+            ("https://[2001::1]/n", false, false),
+            ("https://192.0.0.8/n", false, false),
+            ("https://224.0.0.1/n", false, false),
+            ("https://240.0.0.1/n", false, false),
+            ("https://255.255.255.255/n", false, false),
+            ("https://LOCALHOST./n", false, false),
+            ("https://LOCALHOST./n", true, true),
+            ("https://api.localhost./n", false, false),
+            ("https://0x7f000001/n", false, false),
+            ("https://2130706433/n", false, false),
+            ("http://2130706433:9/n", true, true),
+            ("https://nas.home.arpa/n", false, false),
+            ("https://db.internal./n", false, false),
         ];
         for (url, loopback, ok) in rows {
             assert_eq!(

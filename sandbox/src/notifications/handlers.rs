@@ -110,3 +110,44 @@ pub async fn set_worker(
     shared.world().notifications.paused = !body.enabled;
     Json(json!({ "enabled": body.enabled }))
 }
+
+/// Body of PUT /_sandbox/dns/{host}.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DnsPin {
+    /// IP addresses the host resolves to for notification delivery; empty removes the pin.
+    pub addresses: Vec<String>,
+}
+
+/// PUT /_sandbox/dns/{host}: pins a host name to addresses for notification delivery (instead
+/// of the system resolver), e.g. to prove that a name resolving to a private address is
+/// refused at delivery. An empty list removes the pin.
+pub async fn set_dns(
+    State(shared): State<Arc<Shared>>,
+    Path(host): Path<String>,
+    crate::extract::JsonBody(body): crate::extract::JsonBody<DnsPin>,
+) -> ApiResult<Json<Value>> {
+    let host = super::resolve::normalize_host(&host);
+    if host.is_empty() || host.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(ApiError::invalid_request("host must be a host name").field("host"));
+    }
+    let addresses = body
+        .addresses
+        .iter()
+        .map(|a| a.trim().parse::<std::net::IpAddr>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| {
+            ApiError::invalid_request("addresses must be IP addresses").field("addresses")
+        })?;
+    shared.dns.set(&host, addresses.clone());
+    Ok(Json(json!({
+        "host": host,
+        "addresses": addresses.iter().map(ToString::to_string).collect::<Vec<_>>(),
+    })))
+}
+
+/// DELETE /_sandbox/dns: removes every pinned host name.
+pub async fn clear_dns(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    shared.dns.clear();
+    Json(json!({ "cleared": true }))
+}
