@@ -39,13 +39,29 @@ pub enum MoneyError {
     /// A merchant-payment amount must be positive.
     #[error("amount must be positive")]
     NotPositive,
-    /// The scale (currency precision) is larger than 18.
+    /// The scale (currency precision) is larger than [`MAX_SCALE`] (18), or larger than 8 where
+    /// an eight-decimal catalog amount is formatted.
     #[error("unsupported scale {0}")]
     UnsupportedScale(u32),
 }
 
 /// Largest `amount_minor` the contract allows (2^53 - 1).
 pub const MAX_AMOUNT_MINOR: u64 = 9_007_199_254_740_991;
+
+/// Largest scale (`currency_decimals`, display precision) the SDK accepts: 18 decimals. A larger
+/// `currency_decimals` in an answer is a decode error, and formatting or parsing at a larger
+/// scale is [`MoneyError::UnsupportedScale`], so a hostile precision cannot make the SDK build
+/// a huge string. (The platform coin has 8 decimals; common fiat currencies 0 to 3.)
+pub const MAX_SCALE: u32 = 18;
+
+/// Checks a scale (`currency_decimals`) against [`MAX_SCALE`].
+pub fn check_scale(scale: u32) -> Result<u32, MoneyError> {
+    if scale > MAX_SCALE {
+        Err(MoneyError::UnsupportedScale(scale))
+    } else {
+        Ok(scale)
+    }
+}
 
 /// Splits a decimal string into (negative, integer digits, fraction digits), checking syntax.
 fn split_decimal(text: &str) -> Result<(bool, &str, &str), MoneyError> {
@@ -70,9 +86,7 @@ fn split_decimal(text: &str) -> Result<(bool, &str, &str), MoneyError> {
 
 /// Parses `text` into an integer scaled by 10^scale, exactly (no rounding), as i128.
 fn parse_scaled(text: &str, scale: u32) -> Result<i128, MoneyError> {
-    if scale > 18 {
-        return Err(MoneyError::UnsupportedScale(scale));
-    }
+    check_scale(scale)?;
     let (negative, int, frac) = split_decimal(text)?;
     let frac_trimmed = frac.trim_end_matches('0');
     if frac_trimmed.len() > scale as usize {
@@ -93,7 +107,8 @@ fn parse_scaled(text: &str, scale: u32) -> Result<i128, MoneyError> {
     Ok(if negative { -value } else { value })
 }
 
-/// Formats `value / 10^scale` with exactly `scale` fractional digits.
+/// Formats `value / 10^scale` with exactly `scale` fractional digits. Callers check the scale
+/// (at most [`MAX_SCALE`]), so the text stays short.
 fn format_scaled(value: i128, scale: u32) -> String {
     let negative = value < 0;
     let digits = value.unsigned_abs().to_string();
@@ -147,8 +162,20 @@ impl MinorAmount {
 
     /// Formats the amount as a decimal string with `decimals` fractional digits (`1250`, 2 →
     /// `"12.50"`).
+    ///
+    /// `decimals` above [`MAX_SCALE`] is never a currency precision the SDK accepts from the
+    /// service; rather than building a string of that many digits it gives the exact value in
+    /// exponent form (`1250`, 4294967295 → `"1250e-4294967295"`). Use
+    /// [`MinorAmount::try_to_decimal_string`] to get an error instead.
     pub fn to_decimal_string(self, decimals: u32) -> String {
-        format_scaled(i128::from(self.0), decimals)
+        self.try_to_decimal_string(decimals)
+            .unwrap_or_else(|_| format!("{}e-{decimals}", self.0))
+    }
+
+    /// Formats like [`MinorAmount::to_decimal_string`], but a scale above [`MAX_SCALE`] is
+    /// [`MoneyError::UnsupportedScale`].
+    pub fn try_to_decimal_string(self, decimals: u32) -> Result<String, MoneyError> {
+        Ok(format_scaled(i128::from(self.0), check_scale(decimals)?))
     }
 }
 
@@ -251,6 +278,42 @@ impl<'de> Deserialize<'de> for FixedPoint8 {
     }
 }
 
+/// Decode-time bounds of the service's answers (`#[serde(deserialize_with = ...)]`): a value
+/// outside them fails decoding, which the SDK reports as [`crate::Error::Decode`].
+pub(crate) mod bounds {
+    use serde::{Deserialize, Deserializer, de::Error as _};
+
+    use super::{FixedPoint8, check_scale};
+
+    /// `currency_decimals` (or any precision): 0 to [`super::MAX_SCALE`].
+    pub fn decimals<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        let raw = u32::deserialize(d)?;
+        check_scale(raw).map_err(|e| D::Error::custom(format!("currency_decimals: {e}")))
+    }
+
+    /// A catalog amount (price, order amount): a non-negative eight-decimal integer.
+    pub fn amount<'de, D: Deserializer<'de>>(d: D) -> Result<FixedPoint8, D::Error> {
+        let raw = i64::deserialize(d)?;
+        if raw < 0 {
+            return Err(D::Error::custom(format!(
+                "amount must not be negative: {raw}"
+            )));
+        }
+        Ok(FixedPoint8::from_raw(raw))
+    }
+
+    /// A count (stock): a non-negative integer.
+    pub fn count<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+        let raw = i64::deserialize(d)?;
+        if raw < 0 {
+            return Err(D::Error::custom(format!(
+                "count must not be negative: {raw}"
+            )));
+        }
+        Ok(raw)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,6 +378,58 @@ mod tests {
         assert_eq!(serde_json::from_str::<MinorAmount>("1250").unwrap(), a);
         assert!(serde_json::from_str::<MinorAmount>("0").is_err());
         assert!(serde_json::from_str::<MinorAmount>("12.5").is_err());
+    }
+
+    /// Issue 10 item 5: formatting or parsing at a scale of 4294967295 used to build a string
+    /// of that many digits; scales above 18 are refused (or, for the infallible formatter, given
+    /// in short exponent form).
+    #[test]
+    fn scale_beyond_the_bound_is_refused_not_expanded() {
+        let a = MinorAmount::new(1250).unwrap();
+        assert_eq!(
+            a.try_to_decimal_string(u32::MAX),
+            Err(MoneyError::UnsupportedScale(u32::MAX))
+        );
+        assert_eq!(
+            a.try_to_decimal_string(19),
+            Err(MoneyError::UnsupportedScale(19))
+        );
+        assert_eq!(a.try_to_decimal_string(18).unwrap(), "0.000000000000001250");
+        assert_eq!(a.to_decimal_string(u32::MAX), "1250e-4294967295");
+        assert_eq!(
+            MinorAmount::parse_decimal("1", u32::MAX),
+            Err(MoneyError::UnsupportedScale(u32::MAX))
+        );
+        assert_eq!(
+            FixedPoint8::from_raw(1).to_decimal_string(u32::MAX),
+            Err(MoneyError::UnsupportedScale(u32::MAX))
+        );
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Bounded {
+        #[serde(deserialize_with = "bounds::decimals")]
+        decimals: u32,
+        #[serde(deserialize_with = "bounds::amount")]
+        price: FixedPoint8,
+        #[serde(deserialize_with = "bounds::count")]
+        stock: i64,
+    }
+
+    /// Issue 10 item 5: `currency_decimals` 4294967295, negative prices and negative stock were
+    /// accepted; they fail decoding now.
+    #[test]
+    fn decode_bounds_refuse_huge_precision_and_negative_amounts() {
+        let ok: Bounded = serde_json::from_str(r#"{"decimals":18,"price":0,"stock":0}"#).unwrap();
+        assert_eq!((ok.decimals, ok.price.raw(), ok.stock), (18, 0, 0));
+        for bad in [
+            r#"{"decimals":4294967295,"price":1,"stock":1}"#,
+            r#"{"decimals":19,"price":1,"stock":1}"#,
+            r#"{"decimals":2,"price":-1,"stock":1}"#,
+            r#"{"decimals":2,"price":1,"stock":-1}"#,
+        ] {
+            assert!(serde_json::from_str::<Bounded>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

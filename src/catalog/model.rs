@@ -8,7 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use time::{OffsetDateTime, PrimitiveDateTime};
 use url::Url;
 
-use crate::money::FixedPoint8;
+use crate::money::{FixedPoint8, bounds};
 
 /// Merchant profile (`GET /openapi/v1/merchant`); all fields are strings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -80,15 +80,20 @@ pub struct Product {
     /// Description.
     #[serde(default)]
     pub gd_description: String,
-    /// Actual price, eight-decimal fixed point.
+    /// Actual price, eight-decimal fixed point; never negative (a negative one fails decoding).
+    #[serde(deserialize_with = "bounds::amount")]
     pub actual_price: FixedPoint8,
-    /// Retail price, eight-decimal fixed point.
+    /// Retail price, eight-decimal fixed point; never negative.
+    #[serde(deserialize_with = "bounds::amount")]
     pub retail_price: FixedPoint8,
     /// Pricing currency.
     pub currency: String,
-    /// Display precision only (does not change the eight-decimal scaling).
+    /// Display precision only (does not change the eight-decimal scaling); 0 to
+    /// [`crate::money::MAX_SCALE`], anything larger fails decoding.
+    #[serde(deserialize_with = "bounds::decimals")]
     pub currency_decimals: u32,
-    /// Stock.
+    /// Stock; never negative (a negative one fails decoding).
+    #[serde(deserialize_with = "bounds::count")]
     pub in_stock: i64,
     /// Max per purchase; 0 means unlimited.
     pub buy_limit_num: u32,
@@ -287,25 +292,34 @@ pub struct CatalogOrder {
     pub status_label: String,
     /// Product pricing currency.
     pub currency: String,
-    /// Display precision of `currency`.
+    /// Display precision of `currency` (0 to [`crate::money::MAX_SCALE`]).
+    #[serde(deserialize_with = "bounds::decimals")]
     pub currency_decimals: u32,
     /// Total, eight-decimal.
+    #[serde(deserialize_with = "bounds::amount")]
     pub total_amount: FixedPoint8,
-    /// Discount, eight-decimal.
+    /// Discount, eight-decimal (the amount taken off, not negative).
+    #[serde(deserialize_with = "bounds::amount")]
     pub discount_amount: FixedPoint8,
     /// Order fee record, eight-decimal.
+    #[serde(deserialize_with = "bounds::amount")]
     pub handling_amount: FixedPoint8,
     /// Payment amount record, eight-decimal.
+    #[serde(deserialize_with = "bounds::amount")]
     pub pay_amount: FixedPoint8,
     /// Payment currency.
     pub payment_currency: String,
-    /// Display precision of the payment currency.
+    /// Display precision of the payment currency (0 to [`crate::money::MAX_SCALE`]).
+    #[serde(deserialize_with = "bounds::decimals")]
     pub payment_currency_decimals: u32,
     /// Subtotal in payment currency, eight-decimal.
+    #[serde(deserialize_with = "bounds::amount")]
     pub payment_subtotal: FixedPoint8,
     /// Fee in payment currency, eight-decimal.
+    #[serde(deserialize_with = "bounds::amount")]
     pub payment_handling_amount: FixedPoint8,
     /// Amount to pay in payment currency, eight-decimal (prefer for display).
+    #[serde(deserialize_with = "bounds::amount")]
     pub payment_pay_amount: FixedPoint8,
     /// The order's channel identifier.
     #[serde(default)]
@@ -405,6 +419,71 @@ mod tests {
         assert!(PaymentStatus::Cancelled.is_final());
         assert!(!PaymentStatus::AwaitingPayment.is_final());
         assert!(!PaymentStatus::Unknown(7).is_final());
+    }
+
+    fn product_json(field: &str, value: &str) -> String {
+        let mut v = serde_json::json!({"gd_no":"G1","gd_name":"Beans","actual_price":1250000000,
+            "retail_price":1500000000,"currency":"USD","currency_decimals":2,"in_stock":5,
+            "buy_limit_num":0,"payment_policy":"automatic"});
+        v[field] = serde_json::from_str(value).unwrap();
+        v.to_string()
+    }
+
+    /// Issue 10 item 5: the contract types prices, stock and the purchase limit as
+    /// non-negative integers and `currency_decimals` as a precision; a negative price or stock,
+    /// or a precision of 4294967295, fails decoding instead of reaching the caller.
+    #[test]
+    fn product_rejects_negative_amounts_and_huge_precision() {
+        let p: Product = serde_json::from_str(&product_json("in_stock", "0")).unwrap();
+        assert_eq!(p.actual_price.raw(), 1_250_000_000);
+        for (field, value) in [
+            ("actual_price", "-1"),
+            ("retail_price", "-100000000"),
+            ("in_stock", "-1"),
+            ("buy_limit_num", "-1"),
+            ("currency_decimals", "4294967295"),
+            ("currency_decimals", "19"),
+        ] {
+            assert!(
+                serde_json::from_str::<Product>(&product_json(field, value)).is_err(),
+                "{field} = {value}"
+            );
+        }
+    }
+
+    /// Issue 10 item 5: every catalog order amount is a non-negative eight-decimal record.
+    #[test]
+    fn catalog_order_rejects_negative_amounts_and_huge_precision() {
+        let base = serde_json::json!({"order_no":"O1","gd_no":"G1","quantity":1,"status":0,
+            "currency":"USD","currency_decimals":2,"total_amount":1,"discount_amount":0,
+            "handling_amount":0,"pay_amount":1,"payment_currency":"PLC",
+            "payment_currency_decimals":8,"payment_subtotal":1,"payment_handling_amount":0,
+            "payment_pay_amount":1});
+        assert!(serde_json::from_value::<CatalogOrder>(base.clone()).is_ok());
+        for field in [
+            "total_amount",
+            "discount_amount",
+            "handling_amount",
+            "pay_amount",
+            "payment_subtotal",
+            "payment_handling_amount",
+            "payment_pay_amount",
+        ] {
+            let mut v = base.clone();
+            v[field] = serde_json::json!(-1);
+            assert!(
+                serde_json::from_value::<CatalogOrder>(v).is_err(),
+                "{field}"
+            );
+        }
+        for field in ["currency_decimals", "payment_currency_decimals"] {
+            let mut v = base.clone();
+            v[field] = serde_json::json!(4294967295u32);
+            assert!(
+                serde_json::from_value::<CatalogOrder>(v).is_err(),
+                "{field}"
+            );
+        }
     }
 
     #[test]

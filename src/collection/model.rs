@@ -221,7 +221,9 @@ pub struct MerchantPayment {
     pub amount_minor: MinorAmount,
     /// Uppercase currency code.
     pub currency: String,
-    /// Precision of the currency (scale of `amount_minor`).
+    /// Precision of the currency (scale of `amount_minor`): 0 to [`crate::money::MAX_SCALE`];
+    /// a larger one fails decoding.
+    #[serde(deserialize_with = "crate::money::bounds::decimals")]
     pub currency_decimals: u32,
     /// Status (only `paid` confirms payment).
     pub status: MerchantPaymentStatus,
@@ -281,14 +283,20 @@ mod fixed_point8_string {
             Text(String),
             Int(i64),
         }
-        match Option::<Raw>::deserialize(d)? {
-            None => Ok(None),
-            Some(Raw::Int(i)) => Ok(Some(FixedPoint8::from_raw(i))),
-            Some(Raw::Text(t)) => t
-                .parse::<i64>()
-                .map(|i| Some(FixedPoint8::from_raw(i)))
-                .map_err(|_| serde::de::Error::custom("settlement_coin is not an integer string")),
+        let raw = match Option::<Raw>::deserialize(d)? {
+            None => return Ok(None),
+            Some(Raw::Int(i)) => i,
+            Some(Raw::Text(t)) => t.parse::<i64>().map_err(|_| {
+                serde::de::Error::custom("settlement_coin is not an integer string")
+            })?,
+        };
+        // A settlement amount is never negative.
+        if raw < 0 {
+            return Err(serde::de::Error::custom(
+                "settlement_coin must not be negative",
+            ));
         }
+        Ok(Some(FixedPoint8::from_raw(raw)))
     }
 }
 
@@ -425,5 +433,28 @@ mod tests {
             back["checkout_url"],
             "https://pay.example/checkout/tok_SECRET123"
         );
+    }
+
+    /// Issue 10 item 5: `currency_decimals` is the scale of `amount_minor`; 4294967295 (or
+    /// anything above 18) fails decoding, as does a negative `settlement_coin`.
+    #[test]
+    fn payment_rejects_huge_precision_and_negative_settlement() {
+        let base = serde_json::json!({"order_no":"MP1","external_reference":"ref-1",
+          "amount_minor":1250,"currency":"USD","currency_decimals":2,"status":"pending",
+          "test_mode":false,"expires_at":"2026-11-22T14:00:00+08:00"});
+        assert!(serde_json::from_value::<MerchantPayment>(base.clone()).is_ok());
+        for (field, value) in [
+            ("currency_decimals", serde_json::json!(4294967295u32)),
+            ("currency_decimals", serde_json::json!(19)),
+            ("settlement_coin", serde_json::json!("-1")),
+            ("settlement_coin", serde_json::json!(-1)),
+        ] {
+            let mut v = base.clone();
+            v[field] = value.clone();
+            assert!(
+                serde_json::from_value::<MerchantPayment>(v).is_err(),
+                "{field} = {value}"
+            );
+        }
     }
 }
