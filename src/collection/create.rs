@@ -10,12 +10,11 @@
 //! characters. "On a timeout, retry with the original key and parameters; do not use a new key."
 
 use std::fmt;
-use std::net::IpAddr;
 
 use serde::{Deserialize, Serialize};
-use url::{Host, Url};
+use url::Url;
 
-use crate::config::is_loopback;
+use super::public_address::{HostKind, host_kind};
 use crate::error::{Error, Result};
 use crate::money::MinorAmount;
 use crate::secret::{Secret, serialize_exposed_opt};
@@ -271,35 +270,22 @@ impl CreateMerchantPayment {
     }
 }
 
-fn is_private_ip(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            v4.is_private()
-                || v4.is_loopback()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || v4.octets()[0] == 0
-                || (v4.octets()[0] == 100 && (v4.octets()[1] & 0xc0) == 64) // 100.64.0.0/10
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_private_ip(IpAddr::V4(v4));
-            }
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || (v6.segments()[0] & 0xfe00) == 0xfc00 // unique local
-                || (v6.segments()[0] & 0xffc0) == 0xfe80 // link local
-        }
-    }
-}
-
-/// `notify_url`: public HTTPS, max 2048 bytes, no user info, no fragment, no private target.
+/// `notify_url`: public HTTPS, max 2048 bytes, no user info, no fragment, no whitespace,
+/// control characters or backslash, no private target (every range the service refuses, see
+/// [`super::public_address`]). With `allow_loopback`, `http(s)` loopback receivers are accepted.
 fn validate_notify_url(text: &str, allow_loopback: bool) -> Result<()> {
     let field = "notify_url";
     if text.len() > 2048 {
         return Err(Error::validation(field, "longer than 2048 bytes"));
+    }
+    if text
+        .chars()
+        .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
+    {
+        return Err(Error::validation(
+            field,
+            "must not contain whitespace, control characters or backslashes",
+        ));
     }
     let url = Url::parse(text).map_err(|e| Error::validation(field, format!("not a URL: {e}")))?;
     if !url.username().is_empty() || url.password().is_some() {
@@ -308,31 +294,27 @@ fn validate_notify_url(text: &str, allow_loopback: bool) -> Result<()> {
     if url.fragment().is_some() {
         return Err(Error::validation(field, "must not contain a fragment"));
     }
-    let loopback_ok = allow_loopback && is_loopback(&url);
-    match url.scheme() {
-        "https" => {}
-        "http" if loopback_ok => {}
-        _ => return Err(Error::validation(field, "must be public HTTPS")),
-    }
-    if loopback_ok {
+    let Some(host) = url.host() else {
+        return Err(Error::validation(field, "must name a host"));
+    };
+    let kind = host_kind(&host);
+    if kind == HostKind::Loopback && allow_loopback && matches!(url.scheme(), "http" | "https") {
         return Ok(());
     }
-    let private = match url.host() {
-        Some(Host::Ipv4(ip)) => is_private_ip(IpAddr::V4(ip)),
-        Some(Host::Ipv6(ip)) => is_private_ip(IpAddr::V6(ip)),
-        Some(Host::Domain(d)) => {
-            let d = d.to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost") || !d.contains('.')
-        }
-        None => true,
-    };
-    if private {
-        return Err(Error::validation(
-            field,
-            "must not target a private network address",
-        ));
+    if url.scheme() != "https" {
+        return Err(Error::validation(field, "must be public HTTPS"));
     }
-    Ok(())
+    match kind {
+        HostKind::Public => Ok(()),
+        HostKind::Loopback => Err(Error::validation(
+            field,
+            "must not target a loopback address",
+        )),
+        HostKind::Private(why) => Err(Error::validation(
+            field,
+            format!("must not target a private network address ({why})"),
+        )),
+    }
 }
 
 /// `return_url`: full HTTPS URL, max 2048 bytes after trimming, no user info, backslash, or

@@ -7,6 +7,7 @@
 
 pub mod create;
 pub mod model;
+mod public_address;
 
 use crate::client::Client;
 use crate::error::{Error, Result};
