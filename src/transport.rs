@@ -4,8 +4,14 @@
 //! Contract rules: branch on HTTP status and `error`; 202 `provider_result_pending` is not
 //! success; reads, token requests and merchant-payment create (same key, same parameters) are
 //! retried; catalog order creation and payment start are never re-sent once they may have been
-//! processed, and only a definite 429 is re-sent after `Retry-After`; 401 `invalid_token` leads to
-//! one token refresh and one retry.
+//! processed; 401 `invalid_token` leads to one token refresh and one retry of the operations that
+//! may be re-sent.
+//!
+//! An operation that is never re-sent (catalog order creation, payment start) gets a plain
+//! [`Error::Api`] only for a definite rejection ([`definite_rejection`]); every other answer once
+//! the request may have reached the service (timeout, lost connection, 401, 429, 5xx, a redirect,
+//! an oversized or undecodable 2xx) is [`Error::OutcomeUnknown`]: the order may exist, the wallet
+//! may be debited, and reporting a plain failure would invite a duplicate.
 
 use std::time::Duration;
 
@@ -92,12 +98,50 @@ pub(crate) struct Request<'a> {
 pub(crate) struct Response {
     pub status: u16,
     pub body: Vec<u8>,
+    /// The operation answered, which decides what an unreadable answer means.
+    pub op: Operation,
 }
 
 impl Response {
-    /// Decodes the JSON body.
+    /// Decodes the JSON body; a body that cannot be decoded is [`Response::unreadable`].
     pub fn json<T: DeserializeOwned>(&self) -> Result<T> {
-        serde_json::from_slice(&self.body).map_err(|e| Error::decode(self.status, e.to_string()))
+        serde_json::from_slice(&self.body).map_err(|e| self.unreadable(e.to_string()))
+    }
+
+    /// The error for a 2xx answer whose content cannot be used (undecodable, missing a field,
+    /// refused by a client-side check). For an operation that is never re-sent the service has
+    /// processed the request, so this is [`Error::OutcomeUnknown`], never a plain decode error
+    /// an app might answer by sending the order again.
+    pub fn unreadable(&self, message: impl Into<String>) -> Error {
+        let message = message.into();
+        if self.op.resend() == Resend::Never {
+            outcome_unknown(
+                self.op,
+                format!("HTTP {} answer unusable: {message}", self.status),
+                None,
+            )
+        } else {
+            Error::decode(self.status, message)
+        }
+    }
+}
+
+/// Whether an error answer to a request that is never re-sent proves it was not processed: the
+/// contract's own rejections of the request's content (400, 422), its permission or ownership
+/// (403, 404), or its state (409, 410). A 401 or 429 may come from a layer other than the one
+/// that processes the order (and the contract sets no catalog rate limit), a 3xx is not followed,
+/// and 5xx says nothing; those leave the outcome unknown.
+fn definite_rejection(status: u16) -> bool {
+    matches!(status, 400 | 403 | 404 | 409 | 410 | 422)
+}
+
+/// [`Error::OutcomeUnknown`] for `op` with the contract's advice.
+fn outcome_unknown(op: Operation, cause: String, api: Option<ApiError>) -> Error {
+    Error::OutcomeUnknown {
+        operation: op,
+        cause,
+        advice: op.outcome_unknown_advice(),
+        api: api.map(Box::new),
     }
 }
 
@@ -279,6 +323,20 @@ impl Inner {
         }
     }
 
+    /// Makes sure the next request does not carry `rejected` (answered 401 `invalid_token`):
+    /// the client-credentials token is dropped from the cache, a user-token provider is asked
+    /// again. Returns whether a new token can be had (false for a fixed user token).
+    async fn renew_rejected(&self, auth: Auth<'_>, rejected: &Secret) -> Result<bool> {
+        match auth {
+            Auth::Client => {
+                self.tokens.invalidate(rejected).await;
+                Ok(true)
+            }
+            Auth::User(u) => u.refresh(rejected).await,
+            Auth::None => Ok(false),
+        }
+    }
+
     /// A random backoff delay for retry number `retry` (1-based): uniformly in the upper half of
     /// `base * 2^(retry-1)`, capped at `max_delay`.
     fn backoff(&self, retry: u32) -> Duration {
@@ -379,6 +437,7 @@ impl Inner {
             Attempt::Done(Response {
                 status: status.as_u16(),
                 body,
+                op: req.op,
             })
         } else {
             Attempt::Api(api_error(status.as_u16(), retry_after, &body))
@@ -442,10 +501,29 @@ impl Inner {
             };
             span.in_scope(|| tracing::debug!("request finished"));
 
+            let never_resend = req.op.resend() == Resend::Never;
             let (error, wait) = match outcome {
                 Attempt::Done(r) => return Ok(r),
                 Attempt::Api(api) if api.error == ErrorCode::ProviderResultPending => {
                     return Err(Error::ProviderResultPending(api));
+                }
+                Attempt::Api(api) if never_resend => {
+                    if api.status == 401
+                        && let Some(rejected) = token.as_ref()
+                    {
+                        // Not re-sent, but the next call must not carry the rejected token.
+                        let _ = tokio::time::timeout_at(
+                            deadline,
+                            self.renew_rejected(req.auth, rejected),
+                        )
+                        .await;
+                    }
+                    return Err(if definite_rejection(api.status) {
+                        Error::Api(api)
+                    } else {
+                        let cause = format!("HTTP {} {}", api.status, api.error);
+                        outcome_unknown(req.op, cause, Some(api))
+                    });
                 }
                 Attempt::Api(api)
                     if api.status == 401
@@ -455,15 +533,7 @@ impl Inner {
                 {
                     refreshed_token = true;
                     let rejected = token.expect("checked is_some");
-                    let renewed = match req.auth {
-                        Auth::Client => {
-                            self.tokens.invalidate(&rejected).await;
-                            true
-                        }
-                        Auth::User(u) => u.refresh(&rejected).await?,
-                        Auth::None => false,
-                    };
-                    if !renewed {
+                    if !self.renew_rejected(req.auth, &rejected).await? {
                         return Err(Error::Api(api));
                     }
                     attempts -= 1; // the refresh retry does not use up the retry budget
@@ -474,14 +544,6 @@ impl Inner {
                     Some(ra) => (Error::Api(api), Some(ra)),
                     None => (Error::Api(api), None),
                 },
-                Attempt::Api(api) if req.op.resend() == Resend::Never && api.status >= 500 => {
-                    return Err(Error::OutcomeUnknown {
-                        operation: req.op,
-                        cause: format!("HTTP {} {}", api.status, api.error),
-                        advice: req.op.outcome_unknown_advice(),
-                        api: Some(Box::new(api)),
-                    });
-                }
                 Attempt::Api(api) if api.status >= 500 => {
                     let ra = api.retry_after.filter(|ra| *ra <= policy.max_retry_after);
                     (Error::Api(api), ra)
@@ -503,13 +565,16 @@ impl Inner {
                     message,
                     sent,
                 } => {
-                    if sent && req.op.resend() == Resend::Never {
-                        return Err(Error::OutcomeUnknown {
-                            operation: req.op,
-                            cause: format!("{kind:?}: {message}"),
-                            advice: req.op.outcome_unknown_advice(),
-                            api: None,
-                        });
+                    if sent && never_resend {
+                        return Err(outcome_unknown(
+                            req.op,
+                            format!("{kind:?}: {message}"),
+                            None,
+                        ));
+                    }
+                    if kind == TransportKind::BodyTooLarge {
+                        // The same request would bring the same oversized answer again.
+                        return Err(Error::Transport { kind, message });
                     }
                     (Error::Transport { kind, message }, None)
                 }

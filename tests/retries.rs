@@ -159,9 +159,12 @@ async fn catalog_order_dropped_connection_is_outcome_unknown() {
     assert_eq!(h.requests_to("POST", &orders_path()).await.len(), 1);
 }
 
-/// Only a definite 429 may be re-sent after `Retry-After`.
+/// A 429 to an order POST is never re-sent, however definite it looks: a 429 `rate_limited` with
+/// `Retry-After` after the order was stored (the `after_handler` tests below) looks exactly the
+/// same, and catalog rate limits are "not shown" by the contract. Outcome unknown, with the
+/// status and `Retry-After` kept for the app.
 #[tokio::test]
-async fn catalog_order_definite_429_is_resent_after_retry_after() {
+async fn catalog_order_429_is_not_resent_and_keeps_retry_after() {
     let h = Harness::start().await;
     let user = h.client.user(h.user_token(s::USER_ALICE).await);
     h.fault(
@@ -169,9 +172,11 @@ async fn catalog_order_definite_429_is_resent_after_retry_after() {
                    "headers": {"Retry-After": "1"}, "body": {"error": "rate_limited"}}),
     )
     .await;
-    let created = user.create_order(&beans()).await.unwrap();
-    assert!(!created.order_no.is_empty());
-    assert_eq!(h.requests_to("POST", &orders_path()).await.len(), 2);
+    let err = user.create_order(&beans()).await.unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::OutcomeUnknown, "{err:?}");
+    assert_eq!(err.status(), Some(429));
+    assert_eq!(err.retry_after(), Some(Duration::from_secs(1)));
+    assert_eq!(h.requests_to("POST", &orders_path()).await.len(), 1);
 }
 
 /// Payment start may debit the wallet during the request: a timeout is outcome unknown and the
@@ -432,6 +437,167 @@ async fn payment_start_server_error_after_the_debit_is_outcome_unknown_and_paid_
         |path| json!({"method": "POST", "path": path, "after_handler": true, "status": 500}),
     )
     .await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile answers to the two operations that are never re-sent (issue: "a processed order
+// reported as an ordinary failure", "order create re-sent after a 429 or a 401"). The handler ran
+// (order stored, wallet debited), then the answer was replaced by something the client cannot
+// use or must not trust as "not processed". Each must be OutcomeUnknown, sent once, and the
+// sandbox must hold exactly one order / one debit.
+// ---------------------------------------------------------------------------------------------
+
+/// Contract (catalog order create): 201 returns `{"order_no"}`; an order that exists but whose
+/// 201 body is truncated JSON is outcome unknown, never a decode error an app would re-order on.
+#[tokio::test]
+async fn catalog_order_malformed_201_after_creation_is_outcome_unknown_the_order_exists() {
+    let h = Harness::start().await;
+    let fault = json!({"method": "POST", "path": orders_path(), "after_handler": true,
+                       "status": 201, "malformed_body": true});
+    assert_lost_order_answer(&h, fault).await;
+}
+
+/// Same, with a well-formed 201 that lacks `order_no` (`{}`).
+#[tokio::test]
+async fn catalog_order_empty_201_after_creation_is_outcome_unknown_the_order_exists() {
+    let h = Harness::start().await;
+    let fault = json!({"method": "POST", "path": orders_path(), "after_handler": true,
+                       "status": 201, "body": {}});
+    assert_lost_order_answer(&h, fault).await;
+}
+
+/// Contract: "repeated POSTs may create different orders"; catalog rate limits are "not shown",
+/// so a 429 to an order POST does not prove it was not processed: not re-sent after
+/// `Retry-After`, outcome unknown, one order.
+#[tokio::test]
+async fn catalog_order_429_after_creation_is_not_resent_and_is_outcome_unknown() {
+    let h = Harness::start().await;
+    let fault = json!({"method": "POST", "path": orders_path(), "after_handler": true,
+                       "status": 429, "headers": {"Retry-After": "1"},
+                       "body": {"error": "rate_limited"}});
+    assert_lost_order_answer(&h, fault).await;
+}
+
+/// A user-token provider that always hands out the same (valid) token and counts the asks.
+struct SameTokenProvider {
+    token: String,
+    asks: std::sync::atomic::AtomicUsize,
+}
+
+impl storefront::UserTokenProvider for SameTokenProvider {
+    fn user_token(&self, _rejected: Option<&storefront::Secret>) -> storefront::TokenFuture<'_> {
+        self.asks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let token = storefront::Secret::new(self.token.clone());
+        Box::pin(async move { Ok(token) })
+    }
+}
+
+/// A 401 to an order POST with a token provider: the provider is asked for a new token (so the
+/// next call carries it) but the POST is not re-sent; outcome unknown, one order.
+#[tokio::test]
+async fn catalog_order_401_after_creation_is_not_resent_with_a_token_provider() {
+    let h = Harness::start().await;
+    let provider = std::sync::Arc::new(SameTokenProvider {
+        token: h.user_token(s::USER_ALICE).await,
+        asks: Default::default(),
+    });
+    let user = h
+        .client
+        .user(storefront::UserToken::Provider(provider.clone()));
+    h.fault(
+        json!({"method": "POST", "path": orders_path(), "after_handler": true,
+                   "status": 401, "body": {"error": "invalid_token"}}),
+    )
+    .await;
+    let err = user.create_order(&beans()).await.unwrap_err();
+    assert_outcome_unknown(
+        &err,
+        Operation::CreateOrder,
+        "a timeout does not prove failure",
+    );
+    assert_eq!(err.status(), Some(401), "the answer seen is kept");
+    assert_eq!(
+        h.requests_to("POST", &orders_path()).await.len(),
+        1,
+        "never re-sent"
+    );
+    assert_eq!(wait_for_stored_orders(&h, s::USER_ALICE, 1).await.len(), 1);
+    assert_eq!(
+        provider.asks.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the provider was asked again for the next call"
+    );
+}
+
+/// Contract (payment start): "the platform-coin channel may debit the wallet during the request".
+/// A truncated 200 after the debit is outcome unknown, sent once, debited once.
+#[tokio::test]
+async fn payment_start_malformed_200_after_the_debit_is_outcome_unknown_and_paid_once() {
+    let h = Harness::start().await;
+    assert_lost_payment_start(&h, |path| {
+        json!({"method": "POST", "path": path, "after_handler": true, "status": 200,
+               "malformed_body": true})
+    })
+    .await;
+}
+
+/// A 429 to a payment start after the debit is not re-sent (the honest second answer would be
+/// 422, telling the app a paid payment failed): outcome unknown, debited once.
+#[tokio::test]
+async fn payment_start_429_after_the_debit_is_not_resent_and_paid_once() {
+    let h = Harness::start().await;
+    assert_lost_payment_start(&h, |path| {
+        json!({"method": "POST", "path": path, "after_handler": true, "status": 429,
+               "headers": {"Retry-After": "1"}, "body": {"error": "rate_limited"}})
+    })
+    .await;
+}
+
+/// A payment start whose 200 carries a redirect the app must not open (`javascript:`, plain
+/// http to another host, a scheme-relative `//host`): refused, and since the wallet was debited,
+/// outcome unknown rather than a decode error.
+#[tokio::test]
+async fn payment_start_unsafe_redirects_after_the_debit_are_refused_as_outcome_unknown() {
+    for redirect in [
+        "javascript:alert(1)",
+        "http://evil.example/pay",
+        "//evil.example/pay",
+        "https://user@evil.example/pay",
+    ] {
+        let h = Harness::start().await;
+        assert_lost_payment_start(&h, |path| {
+            json!({"method": "POST", "path": path, "after_handler": true, "status": 200,
+                   "body": {"trade_no": "T-hostile", "redirect": redirect,
+                            "expire_time": 4_102_444_800i64}})
+        })
+        .await;
+    }
+}
+
+/// Oversized answers are not retried: the same request would pull the same oversized body again
+/// (the issue measured about 30 MB pulled for a 4 MiB cap). One request, `BodyTooLarge`.
+#[tokio::test]
+async fn oversized_read_answer_is_not_retried() {
+    let h = Harness::start().await;
+    h.client.authenticate().await.unwrap();
+    let cap = h.client.config().max_response_bytes;
+    h.fault(
+        json!({"method": "GET", "path": channels_path(), "status": 200,
+                   "oversized_body": cap * 2, "times": 5}),
+    )
+    .await;
+    let err = h.client.list_channels().await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Transport {
+                kind: TransportKind::BodyTooLarge,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(h.requests_to("GET", &channels_path()).await.len(), 1);
 }
 
 /// Proves "retry with the original key and parameters" for a merchant-payment create whose

@@ -142,7 +142,7 @@ impl UserSession {
         }
         let inner = &self.client.inner;
         let auth = self.checked_auth(Operation::CreateOrder).await?;
-        let created: CreatedOrder = inner
+        let resp = inner
             .execute(Request {
                 op: Operation::CreateOrder,
                 url: inner.api_url(&["openapi", "v1", "orders"], &[])?,
@@ -150,10 +150,10 @@ impl UserSession {
                 body: Body::json(request)?,
                 auth,
             })
-            .await?
-            .json()?;
-        require_id("order_no", &created.order_no)
-            .map_err(|_| Error::decode(201, "empty order_no"))?;
+            .await?;
+        // The order exists once the service answered 2xx: an unusable answer is OutcomeUnknown.
+        let created: CreatedOrder = resp.json()?;
+        require_id("order_no", &created.order_no).map_err(|_| resp.unreadable("empty order_no"))?;
         Ok(created)
     }
 
@@ -194,11 +194,12 @@ impl UserSession {
                 auth,
             })
             .await?;
+        // Payment has started (the wallet may be debited): an unusable answer is OutcomeUnknown.
         let wire: PaymentStartWire = resp.json()?;
         let redirect = resolve_redirect(&inner.valid.origin, &wire.redirect)
-            .map_err(|m| Error::decode(resp.status, m))?;
+            .map_err(|m| resp.unreadable(m))?;
         let expire_time = OffsetDateTime::from_unix_timestamp(wire.expire_time)
-            .map_err(|e| Error::decode(resp.status, format!("expire_time: {e}")))?;
+            .map_err(|e| resp.unreadable(format!("expire_time: {e}")))?;
         Ok(PaymentStart {
             trade_no: wire.trade_no,
             redirect,
@@ -226,17 +227,31 @@ impl UserSession {
 }
 
 /// Resolves the payment `redirect` against the platform service address (the base URL's
-/// origin), never the host app's domain. Only http(s) results are accepted.
+/// origin), never the host app's domain, and refuses what an app must not open:
+/// - a scheme-relative `//host/...` (it would leave the service's origin while looking relative);
+/// - anything but `https`, except plain `http` on the service's own origin when that origin is
+///   itself plain HTTP (the loopback sandbox);
+/// - user info in the address (`https://service@evil.example/` misleads a reader).
 pub(crate) fn resolve_redirect(origin: &Url, redirect: &str) -> std::result::Result<Url, String> {
     let r = redirect.trim();
     if r.is_empty() {
         return Err("empty redirect".into());
     }
+    let absolute = Url::parse(r).is_ok();
     let url = origin
         .join(r)
         .map_err(|e| format!("redirect is not a valid address: {e}"))?;
+    if !absolute && url.origin() != origin.origin() {
+        // `//host`, `\\host`, `/\t/host`: relative in form, another host in effect.
+        return Err("relative redirect leaves the service's origin".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("redirect carries user info".into());
+    }
     match url.scheme() {
-        "https" | "http" => Ok(url),
+        "https" => Ok(url),
+        "http" if origin.scheme() == "http" && url.origin() == origin.origin() => Ok(url),
+        "http" => Err("redirect is plain http".into()),
         other => Err(format!("redirect has unsupported scheme {other}")),
     }
 }
@@ -263,6 +278,25 @@ mod tests {
             "https://provider.example/x"
         );
         assert!(resolve_redirect(&origin, "javascript:alert(1)").is_err());
+        // Open doors (issue: a mobile app would open them).
+        for hostile in [
+            "http://evil.example/",
+            "//evil.example/",
+            "\\\\evil.example/",
+            "/\\evil.example/",
+            "/\t/evil.example/",
+            "https://platform.example@evil.example/",
+            "data:text/html,hi",
+            "file:///etc/passwd",
+        ] {
+            assert!(resolve_redirect(&origin, hostile).is_err(), "{hostile:?}");
+        }
+        // A provider's own https page on another host is a normal redirect.
+        assert!(resolve_redirect(&origin, "https://provider.example/pay?x=1").is_ok());
+        // Plain http only on the service's own plain-http origin (the loopback sandbox).
+        let loopback = Url::parse("http://127.0.0.1:8080/").unwrap();
+        assert!(resolve_redirect(&loopback, "/pay/T1").is_ok());
+        assert!(resolve_redirect(&loopback, "http://127.0.0.1:9999/pay").is_err());
         assert!(resolve_redirect(&origin, "").is_err());
     }
 

@@ -436,10 +436,11 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
                         if i == index {
                             return bad_word;
                         }
-                        if *k == Kind::Len && i == index + 1 {
-                            if let Some(len) = len {
-                                return len;
-                            }
+                        if *k == Kind::Len
+                            && i == index + 1
+                            && let Some(len) = len
+                        {
+                            return len;
                         }
                         match k {
                             Kind::Client => good.client as usize,
