@@ -3,10 +3,14 @@
 //! Every request outside the control prefix is recorded before faults and handlers run (so a
 //! request that timed out on the client, or was answered by a fault, is still seen), with its
 //! method, exact path, raw query, headers and body. Secrets never reach the log: the
-//! `Authorization`, `Cookie` and `Proxy-Authorization` headers, the checkout token in
-//! `/checkout/{token}` paths, and secret-named fields of JSON, form and query data
-//! (`client_secret`, `notify_secret`, `secret`, `access_token`, `token`, `password`) are replaced
-//! by `[redacted]`. The latest [`MAX_RECORDS`] requests are kept, each with at most
+//! `Authorization`, `Cookie` and `Proxy-Authorization` headers, the checkout token wherever it
+//! appears (`/checkout/{token}` in the path, in any header such as `Referer` or `Origin`, in the
+//! query or body, also percent-encoded, and any `ct_…` token text), and secret-named fields of
+//! JSON, form and query data (`client_secret`, `notify_secret`, `secret`, `access_token`,
+//! `token`, `password`) are replaced by `[redacted]`. A body that is neither valid JSON nor form
+//! data cannot be redacted field by field: when it mentions a secret-like name (`secret`,
+//! `token`, `password`) or holds an escape (`\\`, `%`) that could hide one, it is replaced by
+//! `[redacted: unparsable body]`. The latest [`MAX_RECORDS`] requests are kept, each with at most
 //! [`MAX_KEPT_BODY_CHARS`] characters of its body.
 
 use std::collections::VecDeque;
@@ -132,8 +136,8 @@ pub async fn middleware(
         "peer": peer,
         "at": shared.clock.now().format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
         "method": parts.method.as_str(),
-        "path": redact_path(&path),
-        "query": parts.uri.query().map(redact_query),
+        "path": redact_checkout_tokens(&redact_path(&path)),
+        "query": parts.uri.query().map(|q| redact_checkout_tokens(&redact_query(q))),
         "headers": redact_headers(&parts.headers),
         "body": Value::Null,
         "body_bytes": 0,
@@ -188,7 +192,7 @@ fn redact_headers(headers: &HeaderMap) -> Value {
                 format!("{scheme} {REDACTED}").trim().to_owned()
             }
             "cookie" | "set-cookie" => REDACTED.to_owned(),
-            _ => String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            _ => redact_checkout_tokens(&String::from_utf8_lossy(value.as_bytes())),
         };
         match out.get_mut(name.as_str()) {
             Some(Value::String(existing)) => {
@@ -257,9 +261,67 @@ fn redact_json(value: &mut Value) -> bool {
     }
 }
 
-/// The body as text with secrets replaced: JSON and form bodies are redacted field by field
-/// (and re-encoded only when something was replaced); other bodies are kept as (lossy) UTF-8.
+/// Marks that open a checkout token in free text (matched case-insensitively).
+const CHECKOUT_MARKERS: &[&str] = &["/checkout/", "%2fcheckout%2f"];
+/// Prefix of checkout tokens (see `merchant_payments::handlers::build_payment`).
+const TOKEN_PREFIX: &str = "ct_";
+
+/// Replaces checkout tokens in free text (header values such as `Referer`, queries, bodies):
+/// the segment after `/checkout/` (also percent-encoded) and any `ct_` followed by at least 16
+/// hex digits.
+fn redact_checkout_tokens(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while let Some(c) = text[i..].chars().next() {
+        let rest = &lower[i..];
+        if let Some(marker) = CHECKOUT_MARKERS.iter().find(|m| rest.starts_with(**m)) {
+            out.push_str(&text[i..i + marker.len()]);
+            i += marker.len();
+            let len = text[i..]
+                .find(|c: char| "/?#&%\"' ,;<>\\".contains(c) || c.is_whitespace())
+                .unwrap_or(text.len() - i);
+            if len > 0 {
+                out.push_str(REDACTED);
+                i += len;
+            }
+            continue;
+        }
+        let starts_word = !out.ends_with(|p: char| p.is_ascii_alphanumeric() || p == '_');
+        if starts_word && rest.starts_with(TOKEN_PREFIX) {
+            let hex = rest[TOKEN_PREFIX.len()..]
+                .bytes()
+                .take_while(u8::is_ascii_hexdigit)
+                .count();
+            if hex >= 16 {
+                out.push_str(REDACTED);
+                i += TOKEN_PREFIX.len() + hex;
+                continue;
+            }
+        }
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// Whether an unparsable body could carry a secret: it mentions a secret-like name, or holds an
+/// escape that could spell one.
+fn may_hide_secret(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["secret", "token", "password", "\\", "%"]
+        .iter()
+        .any(|needle| lower.contains(needle))
+}
+
+/// The body as text with secrets replaced (see the module docs).
 fn redact_body(headers: &HeaderMap, bytes: &[u8]) -> String {
+    redact_checkout_tokens(&redact_fields(headers, bytes))
+}
+
+/// JSON and form bodies are redacted field by field (and re-encoded only when something was
+/// replaced); other bodies are kept as (lossy) UTF-8 unless they may hide a secret.
+fn redact_fields(headers: &HeaderMap, bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes).into_owned();
     let content_type = headers
         .get(axum::http::header::CONTENT_TYPE)
@@ -279,8 +341,14 @@ fn redact_body(headers: &HeaderMap, bytes: &[u8]) -> String {
     if text.contains('=') && !text.contains('{') {
         return redact_query(&text);
     }
+    if may_hide_secret(&text) {
+        return UNPARSABLE.to_owned();
+    }
     text
 }
+
+/// What replaces an unparsable body that may hide a secret.
+const UNPARSABLE: &str = "[redacted: unparsable body]";
 
 #[cfg(test)]
 mod tests {
@@ -301,6 +369,56 @@ mod tests {
         assert_eq!(body["notify_secret"], REDACTED);
         assert_eq!(body["nested"]["token"], REDACTED);
         assert_eq!(body["keep"], "k");
+    }
+
+    #[test]
+    fn checkout_tokens_are_redacted_from_free_text() {
+        let token = "ct_0123456789abcdef0123456789abcdef";
+        let rows = [
+            (
+                format!("http://127.0.0.1:8080/checkout/{token}"),
+                "http://127.0.0.1:8080/checkout/[redacted]",
+            ),
+            (
+                format!("https://x/CHECKOUT/{token}/pay?a=1"),
+                "https://x/CHECKOUT/[redacted]/pay?a=1",
+            ),
+            (
+                format!("back=https%3A%2F%2Fx%2Fcheckout%2F{token}%3Fa"),
+                "back=https%3A%2F%2Fx%2Fcheckout%2F[redacted]%3Fa",
+            ),
+            (format!("{{\"u\":\"{token}\"}}"), "{\"u\":\"[redacted]\"}"),
+            (
+                "ct_short and acct_0123456789abcdef0123".to_owned(),
+                "ct_short and acct_0123456789abcdef0123",
+            ),
+            ("/checkout/".to_owned(), "/checkout/"),
+            ("é/checkout/é".to_owned(), "é/checkout/[redacted]"),
+        ];
+        for (text, expected) in rows {
+            assert_eq!(redact_checkout_tokens(&text), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn unparsable_bodies_that_may_hide_a_secret_are_not_kept() {
+        let json = HeaderMap::from_iter([(
+            axum::http::header::CONTENT_TYPE,
+            "application/json".parse().unwrap(),
+        )]);
+        for body in [
+            "{\"notify_secret\": \"s3cr3t-value\", ",
+            "{'notify_secret': 's3cr3t-value'}",
+            "{\"notify\\u005fsecret\": \"s3cr3t-value\"",
+            "{\"Client_Secret\" \"s3cr3t-value\"}",
+        ] {
+            assert_eq!(redact_body(&json, body.as_bytes()), UNPARSABLE, "{body}");
+        }
+        assert_eq!(redact_body(&json, b"{\"amount\": 1,"), "{\"amount\": 1,");
+        assert_eq!(
+            redact_body(&json, b"notify_secret=abc&x=1"),
+            "notify_secret=%5Bredacted%5D&x=1"
+        );
     }
 
     #[test]

@@ -140,3 +140,140 @@ async fn request_log_can_be_cleared() {
     assert_eq!(cleared.status(), StatusCode::OK);
     assert!(requests(&env, "").await.is_empty());
 }
+
+/// A create body that is not valid JSON still never leaves its `notify_secret` in the log
+/// (issue 10 item 8): truncated, single-quoted, with an escaped key, or sent as plain text.
+#[tokio::test]
+async fn malformed_create_bodies_never_keep_the_notify_secret() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let secret = "malformed-secret-value-0123456789abcdef";
+    let bodies = [
+        (
+            "application/json",
+            format!(r#"{{"external_reference": "r", "notify_secret": "{secret}", "#),
+        ),
+        (
+            "application/json",
+            format!(r#"{{"notify_secret": "{secret}"}} trailing"#),
+        ),
+        (
+            "application/json",
+            format!("{{'notify_secret': '{secret}'}}"),
+        ),
+        (
+            "application/json",
+            format!(r#"{{"notify\u005fsecret": "{secret}""#),
+        ),
+        (
+            "application/json",
+            format!(r#"{{"notify_secret" "{secret}"}}"#),
+        ),
+        ("text/plain", format!("notify_secret: {secret}")),
+    ];
+    for (content_type, body) in &bodies {
+        let answer = env
+            .http
+            .post(env.api("/openapi/v1/merchant-payments"))
+            .bearer_auth(&token)
+            .header("content-type", *content_type)
+            .body(body.clone())
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_client_error(), "{body}");
+    }
+    let logged = requests(
+        &env,
+        &format!(
+            "?method=POST&path={}/openapi/v1/merchant-payments",
+            seed::API_PREFIX
+        ),
+    )
+    .await;
+    assert_eq!(
+        logged.len(),
+        bodies.len(),
+        "every request is still recorded"
+    );
+    for (entry, (_, body)) in logged.iter().zip(&bodies) {
+        assert_eq!(entry["body_bytes"], body.len(), "{entry}");
+        assert_eq!(entry["status"], 400, "{entry}");
+    }
+    let log = serde_json::to_string(&logged).unwrap();
+    assert!(!log.contains(secret), "the secret leaked into {log}");
+    assert!(!log.contains("malformed-secret"), "{log}");
+}
+
+/// The checkout token never reaches the log, wherever the buyer's browser or a client puts it:
+/// the `Referer` and `Origin` headers of checkout form posts, a header or query of another
+/// request carrying the checkout URL (also percent-encoded), or a body (issue 10 item 8).
+#[tokio::test]
+async fn checkout_token_in_referer_headers_queries_and_bodies_is_redacted() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let created = env
+        .post(
+            &env.api("/openapi/v1/merchant-payments"),
+            Some(&token),
+            &json!({"external_reference": "ref-1", "idempotency_key": "key-1",
+                    "amount_minor": 1250, "currency": "USD"}),
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+    let checkout_url = created.body["checkout_url"].as_str().unwrap().to_owned();
+    let checkout_token = checkout_url.rsplit('/').next().unwrap().to_owned();
+    assert!(checkout_token.len() > 16);
+
+    let page = env
+        .http
+        .get(&checkout_url)
+        .header("referer", format!("{checkout_url}?from=list"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), StatusCode::OK);
+    let login = env
+        .http
+        .post(format!("{checkout_url}/login"))
+        .header("referer", &checkout_url)
+        .header("origin", env.sandbox.origin())
+        .form(&[("user", seed::USER_ALICE)])
+        .send()
+        .await
+        .unwrap();
+    assert!(login.status().is_redirection() || login.status().is_success());
+    let encoded: String = url::form_urlencoded::byte_serialize(checkout_url.as_bytes()).collect();
+    env.http
+        .get(env.api(&format!("/openapi/v1/merchant?back={encoded}")))
+        .bearer_auth(&token)
+        .header("referer", &checkout_url)
+        .header("x-return-to", &checkout_url)
+        .send()
+        .await
+        .unwrap();
+    env.http
+        .get(env.api(&format!("/openapi/v1/merchant?t={checkout_token}")))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    env.post(
+        &env.api("/openapi/v1/merchant-payments"),
+        Some(&token),
+        &json!({"external_reference": checkout_url, "idempotency_key": "key-2",
+                "amount_minor": 1250, "currency": "USD"}),
+    )
+    .await;
+
+    let log = serde_json::to_string(&requests(&env, "").await).unwrap();
+    assert!(
+        !log.contains(&checkout_token),
+        "the checkout token leaked into {log}"
+    );
+    assert!(log.contains("/checkout/[redacted]"), "{log}");
+    assert!(
+        log.contains("\"referer\""),
+        "the header itself is kept: {log}"
+    );
+}
