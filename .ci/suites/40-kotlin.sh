@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Kotlin (uniffi): the checked-in Kotlin and Swift bindings are not stale, then the Maven suite
-# runs the Kotlin API against the standalone sandbox with the freshly built native library.
+# runs the Kotlin API against the standalone sandbox with the freshly built native library, and
+# the example, which depends on dev.storefront:storefront:VERSION by its coordinates, runs
+# against the jar just tested.
 # Needs only Java 17+ and Maven (present on every machine); Maven pulls its dependencies.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-for tool in java mvn; do
+for tool in java mvn unzip; do
   command -v "$tool" >/dev/null || { echo "40-kotlin: $tool is required (Java 17 + Maven)" >&2; exit 1; }
 done
+
+# The poms carry literal versions (Maven installs them as written): they must be Cargo's.
+bash bindings/kotlin/check-version.sh
+version=$(bash .ci/version)
 
 generated=(
   bindings/kotlin/src/main/kotlin/dev/storefront/storefront.kt
@@ -37,13 +43,33 @@ mvn -B -ntp -f bindings/kotlin/pom.xml verify \
   -Dstorefront.native.dir="$PWD/target/uniffi" \
   -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox"
 # The build output: a JVM jar carrying the linux-x86-64 native library where JNA looks for it.
-jar tf bindings/kotlin/target/storefront-0.1.0.jar | grep -qx 'linux-x86-64/libstorefront.so'
-# The example: one Maven command against a standalone sandbox, as a newcomer runs it.
-ready_dir=$(mktemp -d)
+jar="bindings/kotlin/target/storefront-$version.jar"
+listing=$(unzip -l "$jar")   # (not piped into grep -q: with pipefail, SIGPIPE could fail it)
+grep -qE ' linux-x86-64/libstorefront\.so$' <<<"$listing" \
+  || { echo "40-kotlin: $jar has no linux-x86-64/libstorefront.so" >&2; exit 1; }
+
+# The example, by coordinates, as a newcomer runs it after `mvn install`, against the jar just
+# tested (debug library). Its local Maven repository is a temporary copy of ~/.m2/repository
+# without any dev/storefront artifact, holding this jar: ~/.m2 is left alone (it may hold the
+# release jar .ci/release installed) and cannot stand in for this build.
+work=$(mktemp -d)
 sandbox_pid=
-trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$ready_dir"' EXIT
+trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+m2="$work/m2"
+mkdir -p "$m2"
+home_m2="$HOME/.m2/repository"
+if [[ -d "$home_m2" ]]; then
+  (cd "$home_m2" && find . -mindepth 1 -maxdepth 1 ! -name dev -exec cp -r {} "$m2/" \;)
+  if [[ -d "$home_m2/dev" ]]; then
+    mkdir -p "$m2/dev"
+    (cd "$home_m2/dev" && find . -mindepth 1 -maxdepth 1 ! -name storefront -exec cp -r {} "$m2/dev/" \;)
+  fi
+fi
+mvn -B -ntp -q -Dmaven.repo.local="$m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
+  -Dfile="$jar" -DpomFile=bindings/kotlin/pom.xml
 source .ci/sandbox.sh
-start_sandbox target/debug/storefront-sandbox "$ready_dir"
-origin=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["origin"])' "$ready_dir/ready.json")
-mvn -B -ntp -q -f examples/kotlin/pom.xml compile exec:java -Dsandbox="$origin" | tee "$ready_dir/example.out"
-grep -q 'both flows done' "$ready_dir/example.out"
+start_sandbox target/debug/storefront-sandbox "$work"
+origin=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["origin"])' "$work/ready.json")
+mvn -B -ntp -q -Dmaven.repo.local="$m2" -f examples/kotlin/pom.xml compile exec:java -Dsandbox="$origin" | tee "$work/example.out"
+grep -q 'both flows done' "$work/example.out"
+grep -q "storefront $version against" "$work/example.out"
