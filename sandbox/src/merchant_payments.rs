@@ -31,12 +31,10 @@ pub const PLATFORM_COIN_TRADE_MARKER: &str = "PLATFORM_COIN";
 /// Decimals of the platform coin (settlement amounts are eight-decimal fixed point).
 pub const COIN_DECIMALS: u32 = 8;
 
-/// The platform-coin rate saved at creation for a currency (see [`crate::seed::COIN_RATES`]).
-pub fn coin_rate(currency: &str) -> Option<i64> {
-    crate::seed::COIN_RATES
-        .iter()
-        .find(|(code, _)| *code == currency)
-        .map(|(_, rate)| *rate)
+/// The platform-coin rate of a currency now (seeded from [`crate::seed::COIN_RATES`], changed by
+/// `PUT /_sandbox/rates/{currency}`); a payment saves it at creation.
+pub fn coin_rate(world: &crate::state::World, currency: &str) -> Option<i64> {
+    world.rates.get(currency).copied()
 }
 
 /// Settlement in platform coin (eight-decimal fixed point) of `amount_minor` at `rate`
@@ -99,6 +97,8 @@ pub fn control_routes() -> Router<Arc<Shared>> {
             get(control::get_funds).put(control::set_funds),
         )
         .route("/sweep", post(control::run_sweep).put(control::set_sweep))
+        .route("/rates", get(control::get_rates))
+        .route("/rates/{currency}", put(control::set_rate))
         .route("/channels/{payment_no}", put(control::update_channel))
         .merge(crate::notifications::control_routes())
 }

@@ -76,6 +76,10 @@ pub struct World {
     pub channels: BTreeMap<String, Channel>,
     /// Enabled currencies and their precision.
     pub currencies: BTreeMap<String, u32>,
+    /// Platform-coin rates by currency (eight-decimal coin per whole unit), seeded from
+    /// [`seed::COIN_RATES`]; a currency without one cannot be used for new merchant payments
+    /// (422 `currency_rate_unavailable`).
+    pub rates: BTreeMap<String, i64>,
     /// Catalogue products, catalog orders and catalog payment sessions.
     pub catalog: CatalogStore,
     /// Merchant payments, idempotency records and checkout sessions.
@@ -401,6 +405,10 @@ impl World {
             currencies: seed::CURRENCIES
                 .iter()
                 .map(|(c, d)| (c.to_string(), *d))
+                .collect(),
+            rates: seed::COIN_RATES
+                .iter()
+                .map(|(c, r)| (c.to_string(), *r))
                 .collect(),
             catalog: CatalogStore::seeded(),
             payments: PaymentStore::default(),

@@ -186,6 +186,7 @@ pub fn start_session(
         user: user.map(str::to_owned),
         started_at: now,
         unclear: false,
+        channel_expired: false,
         trade_no: if channel.provider == "platform-coin" {
             format!("{PLATFORM_COIN_TRADE_MARKER}:{}", payment.order_no)
         } else {

@@ -198,6 +198,7 @@ pub async fn force(
                 user: None,
                 started_at: now,
                 unclear: false,
+                channel_expired: false,
             });
         }
         if payment.status == Status::Paid {
@@ -405,4 +406,45 @@ pub async fn get_funds(
         "credit": funds.credit,
         "reserved": funds.reserved,
     })))
+}
+
+/// GET /_sandbox/rates: the platform-coin rates used by new merchant payments.
+pub async fn get_rates(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    Json(json!(shared.world().rates))
+}
+
+/// Body of PUT /_sandbox/rates/{currency}.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateSetting {
+    /// Eight-decimal coin per whole unit of the currency; `null` removes the rate.
+    pub rate: Option<i64>,
+}
+
+/// PUT /_sandbox/rates/{currency}: sets (`{"rate": n}`, positive) or removes (`{"rate": null}`)
+/// the platform-coin rate of an enabled currency. New merchant payments in a currency without a
+/// rate are refused with 422 `currency_rate_unavailable`; existing payments keep the rate saved
+/// at creation. The platform coin's own rate is fixed.
+pub async fn set_rate(
+    State(shared): State<Arc<Shared>>,
+    Path(currency): Path<String>,
+    JsonBody(body): JsonBody<RateSetting>,
+) -> ApiResult<Json<Value>> {
+    if currency == crate::seed::PLATFORM_COIN {
+        return Err(
+            ApiError::invalid_request("the platform coin's rate is fixed").field("currency"),
+        );
+    }
+    if body.rate.is_some_and(|r| r <= 0) {
+        return Err(ApiError::invalid_request("rate must be a positive integer").field("rate"));
+    }
+    let mut world = shared.world();
+    if !world.currencies.contains_key(&currency) {
+        return Err(ApiError::not_found("unknown_currency").describe("no such enabled currency"));
+    }
+    match body.rate {
+        Some(rate) => world.rates.insert(currency.clone(), rate),
+        None => world.rates.remove(&currency),
+    };
+    Ok(Json(json!({ "currency": currency, "rate": body.rate })))
 }

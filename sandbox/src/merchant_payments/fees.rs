@@ -1,7 +1,10 @@
 //! A simple model of the platform fee of merchant-own channels (contract: "Settlement, fees and
 //! test channels" rule 2; 422 `merchant_fee_funding_unavailable`): the fee is checked at
 //! creation, checked again and reserved when the channel payment starts, and charged when the
-//! payment is confirmed. Available coin is used first, then approved credit.
+//! payment is confirmed. Available coin is used first, then approved credit. A payment that
+//! went to `review` at expiry gets its reservation released once, only after the channel
+//! confirmed the session expired (contract, "States and transitions", pending → review; see
+//! [`super::machine::verify_channel_expiry`]).
 //!
 //! Platform channels credit the merchant and take no separate fee in this model.
 
@@ -92,6 +95,13 @@ impl FeeBook {
             .or_default()
             .reserved += fee;
         Ok(())
+    }
+
+    /// Releases a reserved fee that will not be charged (the channel confirmed the session
+    /// expired unpaid): it is free again for new reservations; nothing is charged.
+    pub fn release(&mut self, merchant_no: &str, fee: i64) {
+        let funds = self.funds.entry(merchant_no.to_owned()).or_default();
+        funds.reserved = (funds.reserved - fee).max(0);
     }
 
     /// Charges a reserved fee when the payment is confirmed: available coin first, then credit.

@@ -168,7 +168,15 @@ fn build_payment(
         )
         .field("amount_minor"));
     }
-    let rate = coin_rate(&params.currency);
+    // Every payment saves the platform rate of its currency at creation (platform channels
+    // settle in coin with it, merchant-own channels compute their fee with it).
+    let rate = Some(coin_rate(world, &params.currency).ok_or_else(|| {
+        ApiError::unprocessable(
+            "currency_rate_unavailable",
+            format!("no platform rate is available for {}", params.currency),
+        )
+        .field("currency")
+    })?);
     if let Some(rate) = rate
         && super::settlement(params.amount_minor, decimals, rate).is_none()
     {

@@ -85,17 +85,82 @@ pub fn expire_on_read(
 }
 
 /// The background sweep over every payment: pending payments whose `expires_at` is reached turn
-/// expired (no channel session was started) or review (one was). Returns how many changed.
+/// expired (no channel session was started) or review (one was); then the background
+/// verification of payments under review ([`verify_channel_expiry`]). Returns how many
+/// payments changed status.
 pub fn sweep(world: &mut crate::state::World, now: OffsetDateTime) -> usize {
     let crate::state::World {
         payments,
         notifications,
         ..
     } = world;
-    payments
+    let changed = payments
         .payments
         .values_mut()
         .filter(|p| p.status == Status::Pending && now >= p.expires_at)
         .filter_map(|p| fire(p, notifications, Trigger::Sweep, now))
-        .count()
+        .count();
+    verify_channel_expiry(world, now);
+    changed
+}
+
+/// Minimum lifetime of a card-provider channel session (contract, Limits: "The card-provider
+/// session has its own minimum lifetime of 30 minutes, possibly longer than the payment's
+/// expiry; the service closes the session itself").
+pub const CARD_SESSION_MIN_SECONDS: i64 = 30 * 60;
+
+/// When the channel can confirm that a payment's session expired unpaid: not before the
+/// payment's `expires_at`, and for a card-provider session not before its minimum lifetime.
+pub fn channel_expiry(payment: &MerchantPayment, card_provider: bool) -> Option<OffsetDateTime> {
+    let session = payment.session.as_ref()?;
+    let lifetime = if card_provider {
+        CARD_SESSION_MIN_SECONDS
+    } else {
+        0
+    };
+    Some((session.started_at + time::Duration::seconds(lifetime)).max(payment.expires_at))
+}
+
+/// Background verification of payments under review (contract: pending → review on sweep,
+/// "unpaid card-provider sessions are closed; reserved fee and credit are released once, only
+/// after the channel is confirmed expired"). A session whose channel response is unclear is
+/// never confirmed (review persists, nothing released). Once the channel's session lifetime is
+/// over, the channel confirms it expired unpaid: the session is marked `channel_expired` and a
+/// reserved fee is released, exactly once (the reservation is taken off the payment). The
+/// status stays `review` (the state after that is "not shown"). Returns how many fees were
+/// released.
+pub fn verify_channel_expiry(world: &mut crate::state::World, now: OffsetDateTime) -> usize {
+    let crate::state::World {
+        payments, channels, ..
+    } = world;
+    let super::PaymentStore { payments, fees, .. } = payments;
+    let mut released = 0;
+    for payment in payments.values_mut() {
+        if payment.status != Status::Review {
+            continue;
+        }
+        let Some(session) = payment.session.as_ref() else {
+            continue;
+        };
+        if session.unclear || session.channel_expired {
+            continue;
+        }
+        let card = channels
+            .get(&session.payment_no)
+            .is_some_and(|c| c.provider == "card-provider");
+        if channel_expiry(payment, card).is_none_or(|at| now < at) {
+            continue;
+        }
+        if let Some(session) = payment.session.as_mut() {
+            session.channel_expired = true;
+        }
+        if payment.fee_reserved > 0 {
+            fees.release(
+                &payment.merchant_no,
+                std::mem::take(&mut payment.fee_reserved),
+            );
+            released += 1;
+        }
+    }
+    released
 }

@@ -110,6 +110,9 @@ pub struct ChannelSession {
     pub started_at: OffsetDateTime,
     /// The channel's session-creation response was unclear.
     pub unclear: bool,
+    /// The channel confirmed that the session expired unpaid (background verification under
+    /// review; see [`super::machine::verify_channel_expiry`]).
+    pub channel_expired: bool,
     /// Channel transaction number of the session (for platform coin: marker, colon, order_no).
     pub trade_no: String,
     /// Whether the channel is an administrator-assigned test channel.
@@ -167,7 +170,8 @@ pub struct MerchantPayment {
     pub settlement_coin: Option<i64>,
     /// Effective notification configuration, fixed at creation.
     pub notify: Option<NotifyTarget>,
-    /// Platform fee reserved when a merchant-own channel payment started (0 when none).
+    /// Platform fee reserved when a merchant-own channel payment started (0 when none, or once
+    /// charged or released).
     pub fee_reserved: i64,
 }
 
