@@ -53,27 +53,68 @@ pub struct GrantedToken {
     pub expires_in: u64,
 }
 
+#[derive(Clone)]
 pub(crate) struct CachedToken {
     pub token: Secret,
     pub refresh_at: Instant,
     pub granted: GrantedToken,
 }
 
-/// Client-credentials token cache. The mutex is held across the token request, so however many
-/// calls wait, one token request is in flight and all of them reuse its result.
+/// A failed token request, shared with every call that waited for it and with the calls that
+/// come before `retry_at`, so a failing token endpoint gets one request per back-off period, not
+/// one per call.
+pub(crate) struct TokenFailure {
+    pub error: Error,
+    pub retry_at: Instant,
+}
+
+/// The single-flight side of the cache: held across the token request.
+#[derive(Default)]
+pub(crate) struct RefreshState {
+    /// The last failure, while its back-off runs.
+    pub failure: Option<TokenFailure>,
+    /// Failures in a row (for the back-off), reset by a success.
+    pub consecutive_failures: u32,
+}
+
+/// Shortest time a granted token is reused, whatever `expires_in` says (`expires_in: 0` would
+/// otherwise cost one token request per call); a token the service then refuses is dropped by
+/// the 401 path and renewed once.
+pub(crate) const MIN_TOKEN_REUSE: Duration = Duration::from_secs(5);
+/// Back-off after a failed token request that may heal (transport, 5xx): doubles per failure in
+/// a row from the first value up to the second.
+pub(crate) const TOKEN_RETRY_BACKOFF: (Duration, Duration) =
+    (Duration::from_secs(1), Duration::from_secs(30));
+/// Back-off after the token endpoint refused the credentials (4xx such as `invalid_client`):
+/// asking again with the same credentials gives the same answer.
+pub(crate) const TOKEN_CREDENTIALS_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Client-credentials token cache. Reading a valid token takes no async lock (every request does
+/// it); renewing takes the `refresh` mutex, held across the token request, so however many calls
+/// wait, one token request is in flight and all of them share its token or its failure.
 #[derive(Default)]
 pub(crate) struct ClientTokenCache {
-    pub state: Mutex<Option<CachedToken>>,
+    current: std::sync::RwLock<Option<CachedToken>>,
+    pub refresh: Mutex<RefreshState>,
     /// The last token issued, readable without waiting for a token request in flight (used to
     /// refuse it where a user token is required).
     latest: std::sync::Mutex<Option<Secret>>,
 }
 
 impl ClientTokenCache {
-    /// Records a newly issued token.
-    pub fn remember(&self, token: &Secret) {
+    /// The cached token while it is fresh (`now` before its renewal time).
+    pub fn fresh(&self, now: Instant) -> Option<CachedToken> {
+        let current = self.current.read().ok()?;
+        current.as_ref().filter(|c| now < c.refresh_at).cloned()
+    }
+
+    /// Stores a newly issued token.
+    pub fn store(&self, cached: CachedToken) {
         if let Ok(mut latest) = self.latest.lock() {
-            *latest = Some(token.clone());
+            *latest = Some(cached.token.clone());
+        }
+        if let Ok(mut current) = self.current.write() {
+            *current = Some(cached);
         }
     }
 
@@ -88,20 +129,37 @@ impl ClientTokenCache {
     /// Forgets `rejected` if it is still the cached token (a concurrent refresh may already have
     /// replaced it, in which case the new token is kept).
     pub async fn invalidate(&self, rejected: &Secret) {
-        let mut state = self.state.lock().await;
-        if state.as_ref().is_some_and(|c| &c.token == rejected) {
-            *state = None;
+        if let Ok(mut current) = self.current.write()
+            && current.as_ref().is_some_and(|c| &c.token == rejected)
+        {
+            *current = None;
         }
     }
 
+    /// How long to wait after a failed token request before the next one: a refused credential
+    /// waits [`TOKEN_CREDENTIALS_BACKOFF`], anything else backs off from
+    /// [`TOKEN_RETRY_BACKOFF`] by the number of failures in a row.
+    pub fn failure_backoff(error: &Error, in_a_row: u32) -> Duration {
+        let refused = error
+            .status()
+            .is_some_and(|status| (400..500).contains(&status) && status != 429);
+        if refused {
+            return TOKEN_CREDENTIALS_BACKOFF;
+        }
+        let (first, max) = TOKEN_RETRY_BACKOFF;
+        first
+            .saturating_mul(1u32 << in_a_row.saturating_sub(1).min(16))
+            .min(max)
+    }
+
     /// When a token granted for `expires_in` seconds should be renewed: `margin` before expiry,
-    /// but never earlier than half its lifetime. A lifetime above [`MAX_TOKEN_LIFETIME`] is
+    /// but never earlier than half its lifetime, nor sooner than [`MIN_TOKEN_REUSE`]. A lifetime above [`MAX_TOKEN_LIFETIME`] is
     /// treated as that maximum (the token is cached and renewed after about a day), so any
     /// `expires_in`, up to `u64::MAX`, gives a usable cached token and never overflows the clock.
     pub fn refresh_at(now: Instant, expires_in: u64, margin: Duration) -> Instant {
         let lifetime = Duration::from_secs(expires_in).min(MAX_TOKEN_LIFETIME);
         let early = margin.min(lifetime / 2);
-        let wait = lifetime.saturating_sub(early);
+        let wait = lifetime.saturating_sub(early).max(MIN_TOKEN_REUSE);
         now.checked_add(wait)
             .or_else(|| now.checked_add(Duration::from_secs(60)))
             .unwrap_or(now)
@@ -232,7 +290,11 @@ mod tests {
         }
         let at = ClientTokenCache::refresh_at(now, u64::MAX, Duration::MAX);
         assert_eq!(at - now, MAX_TOKEN_LIFETIME / 2);
-        assert_eq!(ClientTokenCache::refresh_at(now, 0, Duration::MAX), now);
+        // `expires_in: 0` is reused for the minimum time instead of one token request per call.
+        assert_eq!(
+            ClientTokenCache::refresh_at(now, 0, Duration::MAX) - now,
+            MIN_TOKEN_REUSE
+        );
     }
 
     #[test]

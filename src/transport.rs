@@ -260,14 +260,51 @@ impl Inner {
         Ok(self.client_token_entry().await?.0)
     }
 
-    /// The cached token and its grant, requesting a new one when needed (single flight).
+    /// The cached token and its grant, requesting a new one when needed (single flight): the
+    /// calls that wait for a token request share its token or its failure, and a failure is
+    /// answered from memory until its back-off ends ([`ClientTokenCache::failure_backoff`]).
     pub async fn client_token_entry(&self) -> Result<(Secret, GrantedToken)> {
-        let mut state = self.tokens.state.lock().await;
-        if let Some(c) = state.as_ref()
-            && Instant::now() < c.refresh_at
-        {
-            return Ok((c.token.clone(), c.granted.clone()));
+        if let Some(c) = self.tokens.fresh(Instant::now()) {
+            return Ok((c.token, c.granted));
         }
+        let mut refresh = self.tokens.refresh.lock().await;
+        // Renewed while this call waited.
+        if let Some(c) = self.tokens.fresh(Instant::now()) {
+            return Ok((c.token, c.granted));
+        }
+        if let Some(failure) = &refresh.failure
+            && Instant::now() < failure.retry_at
+        {
+            return Err(failure.error.clone());
+        }
+        match self.request_client_token().await {
+            Ok(cached) => {
+                refresh.failure = None;
+                refresh.consecutive_failures = 0;
+                self.tokens.store(cached.clone());
+                Ok((cached.token, cached.granted))
+            }
+            Err(error) => {
+                refresh.consecutive_failures = refresh.consecutive_failures.saturating_add(1);
+                let backoff =
+                    ClientTokenCache::failure_backoff(&error, refresh.consecutive_failures);
+                refresh.failure = Some(crate::auth::TokenFailure {
+                    error: error.clone(),
+                    retry_at: Instant::now()
+                        .checked_add(backoff)
+                        .unwrap_or_else(Instant::now),
+                });
+                tracing::debug!(
+                    backoff_ms = backoff.as_millis() as u64,
+                    "token request failed; shared with waiting calls until the back-off ends"
+                );
+                Err(error)
+            }
+        }
+    }
+
+    /// One token request (with the token operation's retries) and its decoded grant.
+    async fn request_client_token(&self) -> Result<crate::auth::CachedToken> {
         let secret = self.config.client_secret.as_ref().ok_or_else(|| {
             Error::Config("client_secret is required for client credentials".into())
         })?;
@@ -306,13 +343,11 @@ impl Inner {
             token.expires_in,
             self.config.token_refresh_margin,
         );
-        self.tokens.remember(&token.access_token);
-        *state = Some(crate::auth::CachedToken {
-            token: token.access_token.clone(),
+        Ok(crate::auth::CachedToken {
+            token: token.access_token,
             refresh_at,
-            granted: granted.clone(),
-        });
-        Ok((token.access_token, granted))
+            granted,
+        })
     }
 
     async fn current_token(&self, auth: Auth<'_>) -> Result<Option<Secret>> {
