@@ -45,7 +45,7 @@ async fn refused_credentials_are_one_token_request_for_a_thousand_concurrent_cal
     let err = wrong.list_channels().await.unwrap_err();
     assert_eq!(err.status(), Some(401), "{err:?}");
     assert_eq!(
-        h.requests_to("POST", &s::TOKEN_PATH).await.len(),
+        h.requests_to("POST", s::TOKEN_PATH).await.len(),
         1,
         "one token request for 2001 calls"
     );
@@ -65,7 +65,7 @@ async fn failing_token_endpoint_is_asked_once_per_backoff_not_once_per_call() {
     assert_eq!(concurrent_calls(&h.client, 500).await, 500);
     let attempts = h.client.config().retry.max_attempts as usize;
     assert_eq!(
-        h.requests_to("POST", &s::TOKEN_PATH).await.len(),
+        h.requests_to("POST", s::TOKEN_PATH).await.len(),
         attempts,
         "one token request (and its retries) for 1000 calls"
     );
@@ -85,10 +85,10 @@ async fn token_endpoint_is_asked_again_after_the_backoff() {
     // Within the back-off: the same failure, no new request.
     let again = h.client.list_channels().await.unwrap_err();
     assert_eq!(again.kind(), err.kind());
-    assert_eq!(h.requests_to("POST", &s::TOKEN_PATH).await.len(), 1);
+    assert_eq!(h.requests_to("POST", s::TOKEN_PATH).await.len(), 1);
     tokio::time::sleep(Duration::from_millis(1100)).await;
     h.client.list_channels().await.unwrap();
-    assert_eq!(h.requests_to("POST", &s::TOKEN_PATH).await.len(), 2);
+    assert_eq!(h.requests_to("POST", s::TOKEN_PATH).await.len(), 2);
 }
 
 /// A hostile token endpoint granting `expires_in: 0`: 200 sequential calls in well under the
