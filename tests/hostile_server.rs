@@ -295,7 +295,9 @@ async fn collect_guarded(origin: &str) -> (Result<usize, Error>, Duration) {
 /// after a bounded number of requests (it looped forever: 10,992 requests in 3 s).
 #[tokio::test]
 async fn repeating_or_stuck_pages_end_the_stream_after_few_requests() {
-    let answers: [fn(u64) -> Value; 4] = [
+    let answers: [fn(u64) -> Value; 5] = [
+        // Page 1 whatever is asked, with a total never reached (the old code looped forever).
+        |_| page_of((0..20).map(|n| product(n, 1)).collect(), 1 << 40, 1, 20),
         // Page 1 whatever is asked.
         |_| page_of((0..20).map(|n| product(n, 1)).collect(), 45, 1, 20),
         // The page number asked for, the products of page 1.
