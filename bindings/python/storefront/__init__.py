@@ -11,6 +11,7 @@ from ._lib import lib as _load
 from .client import Client, UserSession
 from .errors import (
     ApiError,
+    CallCancelledError,
     ConfigError,
     DeadlineExceededError,
     DecodeError,
@@ -41,6 +42,15 @@ from .errors import (
     WrongTokenSubjectError,
 )
 from .helpers import other_ipu
+from .inputs import (
+    Config,
+    CreateMerchantPayment,
+    CreateOrder,
+    ListMerchantPaymentsQuery,
+    ProductQuery,
+    RetryPolicy,
+)
+from .models import ResultDict
 from .webhook import (
     WebhookVerifier,
     check_expectation,
@@ -56,8 +66,12 @@ def library_version() -> str:
 
 __all__ = [
     "ApiError",
+    "CallCancelledError",
     "Client",
+    "Config",
     "ConfigError",
+    "CreateMerchantPayment",
+    "CreateOrder",
     "DeadlineExceededError",
     "DecodeError",
     "ExpectationMismatchError",
@@ -65,12 +79,16 @@ __all__ = [
     "InvalidArgumentError",
     "InvalidJsonError",
     "InvalidUtf8Error",
+    "ListMerchantPaymentsQuery",
     "NullArgumentError",
     "OutcomeUnknownError",
     "PanicError",
+    "ProductQuery",
     "ProviderResultPendingError",
     "RequestTimeoutError",
     "ResponseMismatchError",
+    "ResultDict",
+    "RetryPolicy",
     "StorefrontError",
     "TlsError",
     "TokenProviderError",

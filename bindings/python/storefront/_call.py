@@ -1,15 +1,21 @@
-"""Calling convention of the C library: out-parameters, error objects, JSON in and out."""
+"""Calling convention of the C library: out-parameters, error objects, JSON in and out, and the
+interruptible way every blocking call runs (a worker thread under a cancel scope)."""
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import json
+import threading
 from ctypes import byref, c_void_p
 from decimal import Decimal
-from typing import Any, Optional
+from typing import Any, Callable, List, Optional, Tuple, TypeVar
 
 from . import _lib
 from .errors import StorefrontError, from_error_json
+from .models import ResultDict
+
+T = TypeVar("T")
 
 
 def encode(text: Optional[str]) -> Optional[bytes]:
@@ -17,6 +23,8 @@ def encode(text: Optional[str]) -> Optional[bytes]:
     character is refused: C would silently see only the text before it."""
     if text is None:
         return None
+    if not isinstance(text, str):
+        raise TypeError(f"expected a str, not {type(text).__name__}")
     if "\0" in text:
         raise ValueError("string arguments must not contain NUL characters")
     return text.encode("utf-8")
@@ -39,9 +47,15 @@ def to_json(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode("utf-8")
 
 
+def _object(pairs: List[Tuple[str, Any]]) -> ResultDict:
+    return ResultDict(pairs)
+
+
 def from_json(text: str) -> Any:
-    """Decodes a result; a number with a fraction would become ``Decimal``, never ``float``."""
-    return json.loads(text, parse_float=Decimal)
+    """Decodes a result: objects become :class:`~storefront.models.ResultDict` (a ``dict``
+    whose ``repr`` hides checkout addresses); a number with a fraction would become
+    ``Decimal``, never ``float``."""
+    return json.loads(text, parse_float=Decimal, object_pairs_hook=_object)
 
 
 def raise_for(result: int, error: c_void_p) -> None:
@@ -87,3 +101,151 @@ def call_unit(name: str, *args: Any) -> None:
 def buffer(data: bytes) -> "ctypes.Array[ctypes.c_char]":
     """A byte buffer passed as pointer and length (raw webhook bodies)."""
     return (ctypes.c_char * len(data)).from_buffer_copy(data)
+
+
+# -- cancellation -------------------------------------------------------------------------------
+
+
+class CancelToken:
+    """Owns an ``sf_cancel_token``. ``cancel`` may be called from any thread; a blocking call
+    running under the token's scope then returns ``SF_RESULT_CANCELLED`` promptly. Freed when
+    the last reference goes (the worker thread holds one while it runs)."""
+
+    __slots__ = ("_pointer", "__weakref__")
+
+    def __init__(self) -> None:
+        pointer = _lib.lib().sf_cancel_token_new()
+        if not pointer:
+            raise MemoryError("sf_cancel_token_new failed")
+        self._pointer: Optional[int] = pointer
+
+    @property
+    def pointer(self) -> Optional[int]:
+        return self._pointer
+
+    def cancel(self) -> None:
+        if self._pointer:
+            _lib.lib().sf_cancel_token_cancel(self._pointer)
+
+    @property
+    def cancelled(self) -> bool:
+        return bool(self._pointer) and bool(_lib.lib().sf_cancel_token_is_cancelled(self._pointer))
+
+    def __del__(self) -> None:
+        pointer, self._pointer = self._pointer, None
+        if pointer:
+            try:
+                _lib.lib().sf_cancel_token_free(pointer)
+            except Exception:  # pragma: no cover - interpreter shutdown
+                pass
+
+
+def in_scope(token: CancelToken, work: Callable[[], T]) -> T:
+    """Runs ``work`` in the current thread with ``token`` bound to it (``sf_cancel_scope_enter``),
+    so the blocking C calls it makes stop when the token is cancelled."""
+    lib = _lib.lib()
+    lib.sf_cancel_scope_enter(token.pointer)
+    try:
+        return work()
+    finally:
+        lib.sf_cancel_scope_exit()
+
+
+#: Name of the threads that run blocking C calls (one per call, ended before the call returns).
+WORKER_THREAD_NAME = "storefront-call"
+#: How long the waiting thread sleeps between checks for an interrupt, in seconds.
+WAIT_SLICE = 0.05
+
+
+class Worker:
+    """One blocking C call on its own daemon thread, under a cancel scope. The thread exists
+    only while the call runs: nothing is pooled, so there is nothing to repair after a fork."""
+
+    def __init__(self, work: Callable[[], Any], on_done: Optional[Callable[[], None]] = None):
+        self.token = CancelToken() if _lib.has("sf_cancel_scope_enter") else None
+        self.done = threading.Event()
+        self._work = work
+        self._on_done = on_done
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+        self._thread = threading.Thread(target=self._run, name=WORKER_THREAD_NAME, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            if self.token is None:
+                self._value = self._work()
+            else:
+                self._value = in_scope(self.token, self._work)
+        except BaseException as error:  # handed to the waiting thread
+            self._error = error
+        finally:
+            self._work = None  # type: ignore[assignment]
+            self.done.set()
+            if self._on_done is not None:
+                try:
+                    self._on_done()
+                except Exception:  # the event loop went away: nobody is waiting
+                    pass
+
+    def cancel(self) -> None:
+        if self.token is not None:
+            self.token.cancel()
+
+    def join(self) -> None:
+        self._thread.join()
+
+    def outcome(self) -> Any:
+        """The call's value, or its exception raised (after :meth:`join`)."""
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        return self._value
+
+
+def run_blocking(work: Callable[[], T]) -> T:
+    """Runs a blocking C call so that the caller stays interruptible.
+
+    On the main thread (the only one Python delivers ``KeyboardInterrupt`` and other signal
+    handlers' exceptions to) the call runs on a worker thread under a cancel scope while this
+    thread waits in short slices; on any ``BaseException`` while waiting the token is cancelled,
+    the worker joined (the C call returns promptly), and the exception re-raised. On other
+    threads the call runs in place under a cancel scope (no signal can interrupt them)."""
+    if not _lib.has("sf_cancel_scope_enter"):  # a library without cancellation
+        return work()
+    if threading.current_thread() is not threading.main_thread():
+        return in_scope(CancelToken(), work)
+    worker = Worker(work)
+    try:
+        while not worker.done.wait(WAIT_SLICE):
+            pass
+    except BaseException:
+        worker.cancel()
+        worker.join()
+        raise
+    worker.join()
+    return worker.outcome()
+
+
+async def run_async(work: Callable[[], T]) -> T:
+    """Runs a blocking C call on a worker thread without blocking the event loop. Cancelling
+    the awaiting task cancels the call's token, waits (without blocking the loop) for the
+    worker to return, which it does promptly, and re-raises ``asyncio.CancelledError``."""
+    loop = asyncio.get_running_loop()
+    finished = loop.create_future()
+
+    def resolve() -> None:
+        if not finished.done():
+            finished.set_result(None)
+
+    worker = Worker(work, on_done=lambda: loop.call_soon_threadsafe(resolve))
+    try:
+        await asyncio.shield(finished)
+    except BaseException:
+        worker.cancel()
+        if not worker.done.is_set():
+            await asyncio.shield(finished)
+        worker.join()
+        raise
+    worker.join()
+    return worker.outcome()

@@ -69,8 +69,36 @@ SIGNATURES = {
     "sf_status_version_decision": ([c_int64, c_uint64], c_uint32),
 }
 
+# Functions a library older than this wrapper may lack: the wrapper then does without them
+# (see ``has``) instead of failing to load.
+OPTIONAL = frozenset(
+    {
+        "sf_cancel_token_new",
+        "sf_cancel_token_cancel",
+        "sf_cancel_token_is_cancelled",
+        "sf_cancel_token_free",
+        "sf_cancel_scope_enter",
+        "sf_cancel_scope_exit",
+        "sf_client_persistent",
+        "sf_log_set_callback",
+        "sf_log_buffer_enable",
+        "sf_log_drain",
+    }
+)
+
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
+
+
+def _after_fork_in_child() -> None:
+    # Another thread of the parent may have held the loading lock at the fork; in the child it
+    # would stay held for ever.
+    global _lock
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _candidates() -> list:
@@ -110,11 +138,18 @@ def lib() -> ctypes.CDLL:
                     )
                 )
             for name, (argtypes, restype) in SIGNATURES.items():
+                if name in OPTIONAL and not hasattr(loaded, name):
+                    continue
                 function = getattr(loaded, name)
                 function.argtypes = argtypes
                 function.restype = restype
             _lib = loaded
         return _lib
+
+
+def has(name: str) -> bool:
+    """Whether the loaded library exports ``name`` (declared in ``SIGNATURES``)."""
+    return name in SIGNATURES and hasattr(lib(), name)
 
 
 def take_string(pointer: c_void_p) -> str:

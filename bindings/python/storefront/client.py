@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
-from ._call import call_handle, call_json, encode, to_json
+from ._call import call_handle, call_json, encode, run_blocking, to_json
 from ._handle import Handle
+from .inputs import (
+    U32,
+    U64,
+    Config,
+    ConfigLike,
+    CreateMerchantPayment,
+    CreateMerchantPaymentLike,
+    CreateOrder,
+    CreateOrderLike,
+    ListMerchantPaymentsQuery,
+    ListMerchantPaymentsQueryLike,
+    ProductQuery,
+    ProductQueryLike,
+    check_int,
+    to_wire,
+)
 from .models import (
     CatalogOrder,
     CreatedMerchantPayment,
@@ -23,16 +39,37 @@ from .models import (
 
 class Client:
     """A storefront client: one connection pool, one client-credentials token cache and one
-    runtime inside the C library. Safe to share between threads. Close it (or use ``with``).
+    runtime inside the C library. Safe to share between threads and usable in a forked child
+    (the library rebuilds its runtime there). Close it (or use ``with``).
 
-    ``config`` has the core's configuration fields: ``base_url`` (with its path prefix),
-    ``token_endpoint``, ``userinfo_endpoint``, ``client_id``, ``client_secret``, and optionally
-    ``scopes``, ``attempt_timeout_ms``, ``overall_deadline_ms``, ``retry``, ``user_agent``,
-    ``root_ca_pem``, ``allow_insecure_loopback`` (plain HTTP to loopback hosts, sandbox only).
+    ``config`` is a :class:`storefront.Config` or a dict with its fields: ``base_url`` (with its
+    path prefix), ``token_endpoint``, ``userinfo_endpoint``, ``client_id``, ``client_secret``,
+    and optionally ``scopes``, ``attempt_timeout_ms``, ``overall_deadline_ms``, ``retry``,
+    ``user_agent``, ``root_ca_pem``, ``allow_insecure_loopback`` (plain HTTP to loopback hosts,
+    sandbox only), ``max_response_bytes``, ``token_refresh_margin_ms``. An unknown key raises
+    :class:`~storefront.ValidationError` naming it.
+
+    ``persistent=True`` (or :meth:`Client.persistent`) shares one underlying client per process
+    per configuration (``sf_client_persistent``): every ``Client`` made with the same
+    configuration uses the same connection pool and token cache, so a web worker that builds a
+    client per request still asks for one token. Closing a persistent client releases only this
+    reference.
+
+    Every call blocks the calling thread; on the main thread ``Ctrl-C`` interrupts it at once
+    (the library stops the call and ``KeyboardInterrupt`` propagates). See
+    :class:`storefront.aio.AsyncClient` for asyncio.
     """
 
-    def __init__(self, config: Mapping[str, Any]):
-        self._handle = Handle(call_handle("sf_client_new", to_json(dict(config))), "sf_client_free")
+    def __init__(self, config: ConfigLike, *, persistent: bool = False):
+        wire = to_json(to_wire(Config, config))
+        create = "sf_client_persistent" if persistent else "sf_client_new"
+        self.is_persistent = persistent
+        self._handle = Handle(call_handle(create, wire), "sf_client_free")
+
+    @classmethod
+    def persistent(cls, config: ConfigLike) -> "Client":
+        """``Client(config, persistent=True)``: the process's shared client for ``config``."""
+        return cls(config, persistent=True)
 
     def close(self) -> None:
         """Releases the client after in-flight calls finish. Idempotent."""
@@ -49,16 +86,31 @@ class Client:
         if handle is not None:
             handle.close()
 
+    def _work(self, name: str, *args: Any) -> Callable[[], Any]:
+        """The C call ``name(client, args...)`` as a function for a worker thread."""
+        handle = self._handle
+
+        def work() -> Any:
+            pointer = handle.acquire()
+            try:
+                return call_json(name, pointer, *args)
+            finally:
+                handle.release()
+
+        return work
+
     def _call(self, name: str, *args: Any) -> Any:
-        pointer = self._handle.acquire()
-        try:
-            return call_json(name, pointer, *args)
-        finally:
-            self._handle.release()
+        return run_blocking(self._work(name, *args))
 
     def user(self, token: str) -> "UserSession":
         """A session for calls on behalf of the user whose authorized access token this is."""
         return UserSession(self, token)
+
+    def aio(self) -> Any:
+        """An :class:`storefront.aio.AsyncClient` over this client (same pool and token cache)."""
+        from .aio import AsyncClient
+
+        return AsyncClient(self)
 
     # -- client-credentials calls -------------------------------------------------------------
 
@@ -71,26 +123,29 @@ class Client:
         """``GET /openapi/v1/merchant`` with the client token."""
         return self._call("sf_merchant_profile_get", None)
 
-    def products(self, **query: Any) -> ProductPage:
-        """One page of ``GET /openapi/v1/products`` (``page``, ``limit``, ``gd_no``,
-        ``search_value``): ``{"list", "total", "page", "limit"}``."""
-        return self._call("sf_products_list", None, _query(query))
+    def products(self, query: Optional[ProductQueryLike] = None, **fields: Any) -> ProductPage:
+        """One page of ``GET /openapi/v1/products``: a :class:`storefront.ProductQuery` or its
+        fields as keywords (``page``, ``limit``, ``gd_no``, ``search_value``). Returns
+        ``{"list", "total", "page", "limit"}``."""
+        return self._call("sf_products_list", None, product_query(query, fields))
 
-    def iter_products(self, **query: Any) -> Iterator[Product]:
+    def iter_products(self, query: Optional[ProductQueryLike] = None, **fields: Any) -> Iterator[Product]:
         """Every product over all pages."""
-        return _iter_products(lambda q: self._call("sf_products_list", None, _query(q)), query)
+        start = product_query_dict(query, fields)
+        return iter_pages(lambda q: self._call("sf_products_list", None, q), start)
 
     def channels(self) -> List[PaymentChannel]:
         """The merchant-collection channel directory (``items``)."""
         return self._call("sf_channels_list")["items"]
 
-    def create_merchant_payment(self, request: Mapping[str, Any]) -> CreatedMerchantPayment:
-        """Creates a merchant payment. ``request`` has the contract's fields (``external_reference``,
-        ``amount_minor``, ``currency``, optional ``idempotency_key``...). The result has the
-        created payment and the ``idempotency_key`` used: persist it to retry with the same key.
-        Limits are checked before sending; the returned amount, currency and precision are
-        checked against the request."""
-        return self._call("sf_merchant_payment_create", to_json(dict(request)))
+    def create_merchant_payment(self, request: CreateMerchantPaymentLike) -> CreatedMerchantPayment:
+        """Creates a merchant payment. ``request`` is a :class:`storefront.CreateMerchantPayment`
+        or a dict of its fields (``external_reference``, ``amount_minor``, ``currency``,
+        optional ``idempotency_key``...). The result has the created payment and the
+        ``idempotency_key`` used: persist it to retry with the same key. Limits are checked
+        before sending; the returned amount, currency and precision are checked against the
+        request. Its ``repr`` hides ``checkout_url``."""
+        return self._call("sf_merchant_payment_create", merchant_payment_request(request))
 
     def merchant_payment(self, order_no: str) -> MerchantPayment:
         """``GET /openapi/v1/merchant-payments/{order_no}``."""
@@ -98,18 +153,18 @@ class Client:
 
     def list_merchant_payments(
         self,
-        external_reference: Optional[str] = None,
+        external_reference: Union[None, str, ListMerchantPaymentsQueryLike] = None,
         order_no: Optional[str] = None,
         limit: Optional[int] = None,
     ) -> List[MerchantPayment]:
-        """Merchant payments by reference and/or number, newest first."""
-        query = _query(
-            {"external_reference": external_reference, "order_no": order_no, "limit": limit}
-        )
+        """Merchant payments by reference and/or number, newest first (keywords, or one
+        :class:`storefront.ListMerchantPaymentsQuery`)."""
+        query = payments_query(external_reference, order_no, limit)
         return self._call("sf_merchant_payments_list", query)["items"]
 
     def notification_records(self, order_no: str, limit: int = 0) -> List[DeliveryRecord]:
         """Notification delivery records of a payment (``limit`` 0 = the service default)."""
+        limit = check_int("limit", limit, U32)
         return self._call("sf_notification_records_list", encode(order_no), limit)["items"]
 
     def requeue_notification(self, order_no: str, event_id: str) -> bool:
@@ -137,27 +192,28 @@ class UserSession:
         """``GET /openapi/v1/merchant`` with the user's token."""
         return self._call("sf_merchant_profile_get")
 
-    def products(self, **query: Any) -> ProductPage:
+    def products(self, query: Optional[ProductQueryLike] = None, **fields: Any) -> ProductPage:
         """One page of products with the user's token."""
-        return self._call("sf_products_list", _query(query))
+        return self._call("sf_products_list", product_query(query, fields))
 
-    def iter_products(self, **query: Any) -> Iterator[Product]:
+    def iter_products(self, query: Optional[ProductQueryLike] = None, **fields: Any) -> Iterator[Product]:
         """Every product over all pages, with the user's token."""
-        return _iter_products(lambda q: self._call("sf_products_list", _query(q)), query)
+        start = product_query_dict(query, fields)
+        return iter_pages(lambda q: self._call("sf_products_list", q), start)
 
     def create_order(
         self,
-        gd_no: str,
-        quantity: int,
-        payment_no: str,
+        gd_no: Union[str, CreateOrderLike],
+        quantity: Optional[int] = None,
+        payment_no: Optional[str] = None,
         other_ipu: Optional[Mapping[str, str]] = None,
     ) -> str:
-        """Creates a catalog order and returns its ``order_no``. Never re-sent by the SDK: on
-        :class:`~storefront.OutcomeUnknownError` check the user's orders before ordering again."""
-        request: Dict[str, Any] = {"gd_no": gd_no, "quantity": quantity, "payment_no": payment_no}
-        if other_ipu is not None:
-            request["other_ipu"] = dict(other_ipu)
-        return self._call("sf_order_create", to_json(request))["order_no"]
+        """Creates a catalog order and returns its ``order_no``: ``create_order(gd_no,
+        quantity, payment_no, other_ipu=None)`` or ``create_order(CreateOrder(...))``. Never
+        re-sent by the SDK: on :class:`~storefront.OutcomeUnknownError` check the user's orders
+        before ordering again."""
+        request = order_request(gd_no, quantity, payment_no, other_ipu)
+        return self._call("sf_order_create", request)["order_no"]
 
     def order(self, order_no: str) -> CatalogOrder:
         """The catalog order (``status`` 0-3 is the order numbering, not the payment's)."""
@@ -174,22 +230,81 @@ class UserSession:
 
     def wait_for_payment(self, order_no: str, interval_ms: int, timeout_ms: int) -> PaymentWaitOutcome:
         """Polls until paid (1) or cancelled (2), honouring ``Retry-After``, then reads the
-        order: ``{"payment_status", "order"}``. Raises :class:`~storefront.WaitTimeoutError`."""
-        return self._call("sf_payment_wait", encode(order_no), interval_ms, timeout_ms)
+        order: ``{"payment_status", "order"}``. Raises :class:`~storefront.WaitTimeoutError`.
+        ``Ctrl-C`` on the main thread stops the wait at once."""
+        return self._call("sf_payment_wait", *wait_args(order_no, interval_ms, timeout_ms))
 
 
-def _query(query: Mapping[str, Any]) -> Optional[bytes]:
-    present = {k: v for k, v in query.items() if v is not None}
+# -- argument preparation shared with storefront.aio ------------------------------------------
+
+
+def product_query_dict(query: Optional[ProductQueryLike], fields: Mapping[str, Any]) -> Dict[str, Any]:
+    if query is not None and fields:
+        raise TypeError("pass a ProductQuery or keyword fields, not both")
+    return to_wire(ProductQuery, fields if query is None else query)
+
+
+def product_query(query: Optional[ProductQueryLike], fields: Mapping[str, Any]) -> Optional[bytes]:
+    present = product_query_dict(query, fields)
     return to_json(present) if present else None
 
 
-def _iter_products(fetch: Any, query: Mapping[str, Any]) -> Iterator[Dict[str, Any]]:
-    query = dict(query)
-    page = int(query.pop("page", 1) or 1)
+def merchant_payment_request(request: CreateMerchantPaymentLike) -> bytes:
+    return to_json(to_wire(CreateMerchantPayment, request))
+
+
+def payments_query(
+    external_reference: Union[None, str, ListMerchantPaymentsQueryLike],
+    order_no: Optional[str],
+    limit: Optional[int],
+) -> Optional[bytes]:
+    if isinstance(external_reference, (ListMerchantPaymentsQuery, Mapping)):
+        if order_no is not None or limit is not None:
+            raise TypeError("pass a ListMerchantPaymentsQuery or keyword filters, not both")
+        present = to_wire(ListMerchantPaymentsQuery, external_reference)
+    else:
+        present = to_wire(
+            ListMerchantPaymentsQuery,
+            {"external_reference": external_reference, "order_no": order_no, "limit": limit},
+        )
+    return to_json(present) if present else None
+
+
+def order_request(
+    gd_no: Union[str, CreateOrderLike],
+    quantity: Optional[int],
+    payment_no: Optional[str],
+    other_ipu: Optional[Mapping[str, str]],
+) -> bytes:
+    if isinstance(gd_no, (CreateOrder, Mapping)):
+        if quantity is not None or payment_no is not None or other_ipu is not None:
+            raise TypeError("pass a CreateOrder or its fields as arguments, not both")
+        return to_json(to_wire(CreateOrder, gd_no))
+    fields = {"gd_no": gd_no, "quantity": quantity, "payment_no": payment_no, "other_ipu": other_ipu}
+    return to_json(to_wire(CreateOrder, fields))
+
+
+def wait_args(order_no: str, interval_ms: int, timeout_ms: int) -> tuple:
+    return (
+        encode(order_no),
+        check_int("interval_ms", interval_ms, U64),
+        check_int("timeout_ms", timeout_ms, U64),
+    )
+
+
+def next_page(query: Dict[str, Any], result: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """The query of the page after ``result``, or None after the last page."""
+    if not result["list"] or int(result["page"]) * int(result["limit"]) >= int(result["total"]):
+        return None
+    return {**query, "page": int(result["page"]) + 1}
+
+
+def iter_pages(fetch: Callable[[bytes], Any], query: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
+    query = {**query, "page": int(query.get("page") or 1)}
     while True:
-        result = fetch({**query, "page": page})
-        items = result["list"]
-        yield from items
-        if not items or int(result["page"]) * int(result["limit"]) >= int(result["total"]):
+        result = fetch(to_json(query))
+        yield from result["list"]
+        following = next_page(query, result)
+        if following is None:
             return
-        page = int(result["page"]) + 1
+        query = following

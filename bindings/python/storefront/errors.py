@@ -162,6 +162,12 @@ class TokenProviderError(StorefrontError):
     """The host's user-token provider failed."""
 
 
+class CallCancelledError(StorefrontError):
+    """The call's cancel token was cancelled (a ``KeyboardInterrupt`` or a cancelled asyncio
+    task, which re-raise their own exception instead; or a :class:`~storefront.CancelToken`
+    of the host's own). Whether a request already sent was processed is unknown."""
+
+
 class ExpectationMismatchError(StorefrontError):
     """A payment or notification does not match the merchant's expectation (reference, amount,
     currency, precision or ``test_mode``): do not book it."""

@@ -8,12 +8,48 @@ payments and notifications, ``YYYY-MM-DD HH:mm:ss`` without zone for catalog ord
 from __future__ import annotations
 
 import sys
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 if sys.version_info >= (3, 8):
     from typing import TypedDict
 else:  # pragma: no cover
     TypedDict = dict
+
+
+#: Result fields whose value is never shown by ``repr``/``str`` (a checkout address carries a
+#: per-order checkout token: logging a result must not leak it).
+REDACTED_FIELDS = frozenset({"checkout_url"})
+
+
+class ResultDict(Dict[str, Any]):
+    """What every call returns for a JSON object: a plain ``dict`` (keys, ``json.dumps``,
+    equality with dicts) whose fields are also readable as attributes
+    (``created.checkout_url``; a field named like a dict method, such as ``items``, only as a
+    key) and whose ``repr``/``str`` show ``checkout_url=<redacted>`` instead of the address.
+    The value itself stays readable: redirect the buyer to ``created["checkout_url"]``."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        def shown(key: Any) -> str:
+            return "<redacted>" if key in REDACTED_FIELDS else repr(self[key])
+
+        if all(isinstance(key, str) and key.isidentifier() for key in self):
+            return "Result(" + ", ".join(f"{key}={shown(key)}" for key in self) + ")"
+        return "Result({" + ", ".join(f"{key!r}: {shown(key)}" for key in self) + "})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> Any:
+        return (ResultDict, (dict(self),))
 
 
 class MerchantProfile(TypedDict):

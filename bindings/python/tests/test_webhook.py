@@ -106,7 +106,7 @@ def test_each_malformed_input_gets_its_own_error(verifier):
     assert not_seconds.value.result_name == "webhook_malformed_timestamp"
     with pytest.raises(storefront.WebhookBodyError):
         verifier.verify_at(headers(body=b"[]"), b"[]", NOW)
-    with pytest.raises(TypeError):
+    with pytest.raises(storefront.WebhookBodyError):
         verifier.verify_at(headers(), BODY.decode(), NOW)
 
 
