@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Release and install (issue: "every language installs storefront the way it installs everything
+# else"): the release command builds the stripped release library once and every artifact into
+# a fresh folder, prints each artifact's size against its budget, then each artifact is
+# installed the way its users install it, in a fresh scratch folder with no checkout and no
+# Rust toolchain on the path (.ci/install-tests/run), and used against a standalone sandbox.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bash .ci/release "$work/dist"
+cargo build -q -p storefront-sandbox
+bash .ci/install-tests/run "$work/dist" target/debug/storefront-sandbox
+echo "release: every artifact built, under its size budget, and installed from scratch"
