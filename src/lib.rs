@@ -59,7 +59,7 @@ pub use collection::model::{
 };
 pub use config::{Config, DEFAULT_CLIENT_SCOPES, RetryPolicy, SDK_USER_AGENT};
 pub use error::{ApiError, Error, ErrorCode, ErrorKind, Result, TransportKind};
-pub use money::{FixedPoint8, MAX_AMOUNT_MINOR, MinorAmount, MoneyError};
+pub use money::{FixedPoint8, MAX_AMOUNT_MINOR, MAX_SCALE, MinorAmount, MoneyError};
 pub use operation::{Operation, Resend, TokenSubject};
 pub use secret::Secret;
 pub use webhook::{

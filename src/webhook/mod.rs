@@ -70,7 +70,8 @@ pub struct NotificationData {
     pub amount_minor: MinorAmount,
     /// Currency.
     pub currency: String,
-    /// Currency precision.
+    /// Currency precision (0 to [`crate::MAX_SCALE`]; a larger one is a body error).
+    #[serde(deserialize_with = "crate::money::bounds::decimals")]
     pub currency_decimals: u32,
     /// Status at this notification (only `paid` confirms payment).
     pub status: MerchantPaymentStatus,

@@ -234,6 +234,29 @@ mod tests {
         }
     }
 
+    /// A genuinely signed body whose precision is absurd (issue 10 item 5: 4294967295 was
+    /// accepted) is a body error, never an amount an app would format or book.
+    #[test]
+    fn signed_body_with_absurd_precision_is_refused() {
+        let s = "secret-dddddddddddddddddddddddddddddd";
+        let b = String::from_utf8(body("N9"))
+            .unwrap()
+            .replace(
+                r#""currency_decimals":2"#,
+                r#""currency_decimals":4294967295"#,
+            )
+            .into_bytes();
+        let err = verifier(&[s])
+            .verify(
+                Some("N9"),
+                Some(&NOW.to_string()),
+                Some(&sign(s, NOW, &b)),
+                &b,
+            )
+            .unwrap_err();
+        assert!(matches!(err, WebhookError::InvalidBody(_)), "{err:?}");
+    }
+
     #[test]
     fn each_malformed_input_has_its_own_error() {
         let s = "secret-cccccccccccccccccccccccccccccc";
