@@ -13,20 +13,65 @@ use FFI\CData;
  *
  * Configuration keys are the core's: base_url (with its path prefix), token_endpoint,
  * userinfo_endpoint, client_id, client_secret, and optionally scopes, attempt_timeout_ms,
- * overall_deadline_ms, retry, user_agent, root_ca_pem, allow_insecure_loopback (plain HTTP to
- * loopback hosts, sandbox only). HTTPS only otherwise.
+ * overall_deadline_ms, retry (max_attempts, base_delay_ms, max_delay_ms, max_retry_after_ms),
+ * user_agent, root_ca_pem, allow_insecure_loopback (plain HTTP to loopback hosts, sandbox only),
+ * max_response_bytes, token_refresh_margin_ms. HTTPS only otherwise. An unknown key (at any
+ * depth) or a value the field cannot hold is a ValidationException naming the key.
+ *
+ * Persistent clients (PHP-FPM, like PDO::ATTR_PERSISTENT): `Client::persistent($config)` or
+ * `new Client($config, ['persistent' => true])` takes a handle on the process's shared client
+ * for that configuration (sf_client_persistent): its runtime, connection pool and token outlive
+ * the request and serve every later request of the same worker process with the same
+ * configuration. close() and the destructor release only the handle.
  */
 final class Client
 {
     private ?CData $handle;
+    private bool $persistent;
 
-    /** @param array<string, mixed> $config */
-    public function __construct(array $config)
+    /**
+     * @param array<string, mixed> $config
+     * @param array{persistent?: bool} $options
+     */
+    public function __construct(array $config, array $options = [])
     {
-        $this->handle = Library::callHandle('sf_client_new', 'sf_client', Library::toJson($config));
+        foreach ($options as $key => $value) {
+            if ($key !== 'persistent') {
+                throw Input::refused((string) $key, "unknown option `$key` (expected: persistent)");
+            }
+            if (!is_bool($value)) {
+                throw Input::refused('persistent', '`persistent` must be true or false');
+            }
+        }
+        $this->persistent = $options['persistent'] ?? false;
+        $json = Library::toJson(Input::check('config', $config), 'config_json');
+        if ($this->persistent) {
+            Library::pinLibrary();
+            $this->handle = Library::callHandle('sf_client_persistent', 'sf_client', $json);
+        } else {
+            $this->handle = Library::callHandle('sf_client_new', 'sf_client', $json);
+        }
     }
 
-    /** Releases the client (idempotent). */
+    /**
+     * A handle on this worker process's shared client for $config (created by the first call
+     * with that configuration; later requests served by the same process reuse its runtime,
+     * connection pool and token).
+     *
+     * @param array<string, mixed> $config
+     */
+    public static function persistent(array $config): self
+    {
+        return new self($config, ['persistent' => true]);
+    }
+
+    /** Whether this is a handle on a persistent (per-process, shared) client. */
+    public function isPersistent(): bool
+    {
+        return $this->persistent;
+    }
+
+    /** Releases the client (idempotent); for a persistent client, only this handle. */
     public function close(): void
     {
         if ($this->handle !== null) {
@@ -123,7 +168,7 @@ final class Client
      */
     public function createMerchantPayment(array $request): array
     {
-        return $this->call('sf_merchant_payment_create', Library::toJson($request));
+        return $this->call('sf_merchant_payment_create', Library::toJson(Input::check('merchant_payment', $request), 'request_json'));
     }
 
     /**
@@ -144,17 +189,19 @@ final class Client
      */
     public function listMerchantPayments(array $query): array
     {
-        return $this->call('sf_merchant_payments_list', Library::toJson((object) $query))['items'];
+        return $this->call('sf_merchant_payments_list', Library::toJson((object) Input::check('merchant_payments_query', $query), 'query_json'))['items'];
     }
 
     /**
-     * Notification delivery records of a payment (limit 0 = the service default).
+     * Notification delivery records of a payment (limit 0 = the service default; an int from 0
+     * to 4294967295, never a float or a numeric string).
      *
+     * @param int $limit
      * @return list<array<string, mixed>>
      */
-    public function notificationRecords(string $orderNo, int $limit = 0): array
+    public function notificationRecords(string $orderNo, $limit = 0): array
     {
-        return $this->call('sf_notification_records_list', $orderNo, $limit)['items'];
+        return $this->call('sf_notification_records_list', $orderNo, Input::int('limit', $limit, 0, Input::U32_MAX))['items'];
     }
 
     /** Re-queues a notification whose automatic retries are exhausted. */
@@ -163,11 +210,14 @@ final class Client
         return (bool) $this->call('sf_notification_requeue', $orderNo, $eventId)['accepted'];
     }
 
-    /** @param array<string, mixed> $query */
-    private static function query(array $query): ?string
+    /**
+     * @internal the products query as JSON (null when empty), checked
+     * @param array<string, mixed> $query
+     */
+    public static function query(array $query): ?string
     {
-        $present = array_filter($query, fn ($v) => $v !== null);
-        return $present === [] ? null : Library::toJson($present);
+        $present = Input::check('products_query', $query);
+        return $present === [] ? null : Library::toJson($present, 'query_json');
     }
 
     /**
@@ -177,7 +227,7 @@ final class Client
      */
     public static function pages(callable $fetch, array $query): \Generator
     {
-        $page = (int) ($query['page'] ?? 1);
+        $page = Input::int('page', $query['page'] ?? 1, 1, Input::U32_MAX);
         while (true) {
             $result = $fetch(['page' => $page] + $query);
             foreach ($result['list'] as $product) {

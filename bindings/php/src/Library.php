@@ -32,6 +32,7 @@ final class Library
 
     private static ?FFI $ffi = null;
     private static ?string $mode = null;
+    private static bool $pinned = false;
 
     /** The FFI instance, created once per process (once per request under a web SAPI). */
     public static function ffi(): FFI
@@ -55,6 +56,35 @@ final class Library
     public static function loadMode(): ?string
     {
         return self::$mode;
+    }
+
+    /**
+     * Keeps the library mapped in this process for its whole life, so that the persistent
+     * clients it holds (sf_client_persistent) survive the end of a request. Preloaded (scope
+     * mode), the library already stays loaded per worker; bound with FFI::cdef, PHP unloads it
+     * when the request's FFI object is freed, so the wrapper opens it once more with
+     * RTLD_NODELETE (glibc and macOS). Idempotent; failures are ignored (the shared client then
+     * lives only as long as the library stays mapped).
+     */
+    public static function pinLibrary(): void
+    {
+        if (self::$pinned) {
+            return;
+        }
+        self::ffi();
+        self::$pinned = true;
+        if (self::$mode === 'scope') {
+            return;
+        }
+        $flags = ['Linux' => 0x1002, 'Darwin' => 0x82][PHP_OS_FAMILY] ?? null;   // RTLD_NODELETE | RTLD_NOW
+        if ($flags === null) {
+            return;
+        }
+        try {
+            $libc = FFI::cdef('void *dlopen(const char *filename, int flags);');
+            $libc->dlopen(self::libraryPath(), $flags);
+        } catch (\Throwable $ignored) {
+        }
     }
 
     /** Version of the loaded C library. */
@@ -259,14 +289,26 @@ final class Library
     }
 
     /**
-     * Encodes a JSON argument. Floats are refused: amounts are integers end to end.
+     * Encodes a JSON argument. Floats are refused (ValidationException naming the key): amounts
+     * are integers end to end. Text that is not UTF-8 is an InvalidUtf8Exception.
      *
      * @param mixed $value
      */
-    public static function toJson($value): string
+    public static function toJson($value, string $argument = 'json'): string
     {
-        self::refuseFloats($value);
-        return json_encode($value, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+        self::refuseFloats($value, '');
+        try {
+            return json_encode($value, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_UNESCAPED_UNICODE);
+        } catch (\JsonException $e) {
+            $utf8 = $e->getCode() === JSON_ERROR_UTF8;
+            $detail = [
+                'result' => $utf8 ? 2 : 5,
+                'result_name' => $utf8 ? 'invalid_utf8' : 'invalid_argument',
+                'message' => "$argument cannot be encoded as JSON: " . $e->getMessage(),
+                'field' => $argument,
+            ];
+            throw StorefrontException::fromDetail($detail);
+        }
     }
 
     /**
@@ -290,7 +332,11 @@ final class Library
         $ffi = self::ffi();
         $out = $ffi->new('char*');
         $error = $ffi->new('sf_error*');
-        $result = $ffi->$function(...[...$args, FFI::addr($out), FFI::addr($error)]);
+        try {
+            $result = $ffi->$function(...[...$args, FFI::addr($out), FFI::addr($error)]);
+        } finally {
+            Logging::afterCall();
+        }
         if ($result !== $ffi->SF_RESULT_OK) {
             throw self::exception($result, $error);
         }
@@ -323,7 +369,11 @@ final class Library
         $ffi = self::ffi();
         $out = $ffi->new("$type*");
         $error = $ffi->new('sf_error*');
-        $result = $ffi->$function(...[...$args, FFI::addr($out), FFI::addr($error)]);
+        try {
+            $result = $ffi->$function(...[...$args, FFI::addr($out), FFI::addr($error)]);
+        } finally {
+            Logging::afterCall();
+        }
         if ($result !== $ffi->SF_RESULT_OK) {
             throw self::exception($result, $error);
         }
@@ -340,7 +390,11 @@ final class Library
         self::refuseNul($args);
         $ffi = self::ffi();
         $error = $ffi->new('sf_error*');
-        $result = $ffi->$function(...[...$args, FFI::addr($error)]);
+        try {
+            $result = $ffi->$function(...[...$args, FFI::addr($error)]);
+        } finally {
+            Logging::afterCall();
+        }
         if ($result !== $ffi->SF_RESULT_OK) {
             throw self::exception($result, $error);
         }
@@ -373,7 +427,11 @@ final class Library
     {
         foreach ($args as $arg) {
             if (is_string($arg) && strpos($arg, "\0") !== false) {
-                throw new \InvalidArgumentException('string arguments must not contain NUL bytes');
+                throw new InvalidArgumentException([
+                    'result' => 5,
+                    'result_name' => 'invalid_argument',
+                    'message' => 'string arguments must not contain NUL bytes (C would see only the text before the first one)',
+                ]);
             }
         }
     }
@@ -398,14 +456,15 @@ final class Library
      *
      * @param mixed $value
      */
-    private static function refuseFloats($value): void
+    private static function refuseFloats($value, string $path): void
     {
         if (is_float($value)) {
-            throw new \TypeError('floating-point values are not accepted; use integer minor units');
+            $where = $path === '' ? 'value' : $path;
+            throw Input::refused($where, "`$where` is a float (" . var_export($value, true) . '); floating-point values are not accepted, use integer minor units');
         }
-        if (is_array($value) || is_object($value)) {
-            foreach ((array) $value as $item) {
-                self::refuseFloats($item);
+        if (is_array($value) || $value instanceof \stdClass) {
+            foreach ((array) $value as $key => $item) {
+                self::refuseFloats($item, is_int($key) && is_array($value) && array_is_list($value) ? "{$path}[$key]" : ($path === '' ? (string) $key : "$path.$key"));
             }
         }
     }

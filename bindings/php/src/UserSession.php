@@ -44,8 +44,7 @@ final class UserSession
      */
     public function products(array $query = []): array
     {
-        $json = $query === [] ? null : Library::toJson($query);
-        return $this->client->call('sf_products_list', $this->token, $json);
+        return $this->client->call('sf_products_list', $this->token, Client::query($query));
     }
 
     /**
@@ -63,15 +62,13 @@ final class UserSession
      * Creates a catalog order and returns its order_no. Never re-sent by the SDK: on
      * OutcomeUnknownException check the user's orders before ordering again.
      *
+     * @param int $quantity an int from 1 (never a float or a numeric string)
      * @param array<string, string>|null $otherIpu keys from the product's other_ipu_cnf (see Webhook::otherIpu)
      */
-    public function createOrder(string $gdNo, int $quantity, string $paymentNo, ?array $otherIpu = null): string
+    public function createOrder(string $gdNo, $quantity, string $paymentNo, ?array $otherIpu = null): string
     {
-        $request = ['gd_no' => $gdNo, 'quantity' => $quantity, 'payment_no' => $paymentNo];
-        if ($otherIpu !== null) {
-            $request['other_ipu'] = (object) $otherIpu;
-        }
-        return $this->client->call('sf_order_create', $this->token, Library::toJson($request))['order_no'];
+        $request = Input::check('order', ['gd_no' => $gdNo, 'quantity' => $quantity, 'payment_no' => $paymentNo, 'other_ipu' => $otherIpu]);
+        return $this->client->call('sf_order_create', $this->token, Library::toJson($request, 'request_json'))['order_no'];
     }
 
     /**
@@ -104,10 +101,16 @@ final class UserSession
      * Polls until paid (1) or cancelled (2), honouring Retry-After, then reads the order:
      * ['payment_status' => int, 'order' => [...]]. Throws WaitTimeoutException.
      *
+     * $intervalMs and $timeoutMs are non-negative ints (never floats or numeric strings).
+     *
+     * @param int $intervalMs
+     * @param int $timeoutMs
      * @return array{payment_status: int, order: array<string, mixed>}
      */
-    public function waitForPayment(string $orderNo, int $intervalMs, int $timeoutMs): array
+    public function waitForPayment(string $orderNo, $intervalMs, $timeoutMs): array
     {
-        return $this->client->call('sf_payment_wait', $this->token, $orderNo, $intervalMs, $timeoutMs);
+        $interval = Input::int('interval_ms', $intervalMs, 0);
+        $timeout = Input::int('timeout_ms', $timeoutMs, 0);
+        return $this->client->call('sf_payment_wait', $this->token, $orderNo, $interval, $timeout);
     }
 }

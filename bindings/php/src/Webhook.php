@@ -14,27 +14,83 @@ final class Webhook
     /** sf_version_decision numbers. */
     private const DECISIONS = [0 => 'apply', 1 => 'duplicate', 2 => 'stale'];
 
+    /** Longest header value accepted, in bytes (a signature header is far shorter). */
+    public const MAX_HEADER_BYTES = 8192;
+
     /**
-     * Case-insensitive header lookup (null when absent).
+     * The single value of header $name in $headers, or null when absent.
      *
-     * @param array<string, string|list<string>> $headers
+     * $headers is what the host has: getallheaders(), $_SERVER (HTTP_X_SERVICE_SIGNATURE), a
+     * PSR-7 getHeaders() array (name => list of values), or any array of name => value; names
+     * match in any letter case, with '-' or '_'. Throws WebhookHeaderException naming the header
+     * when it is given more than once (two entries, or a list of two values), is not a string,
+     * is not UTF-8, holds a NUL byte or is longer than MAX_HEADER_BYTES; a $headers that is not
+     * an array (or Traversable) is a WebhookHeaderException too.
+     *
+     * @param mixed $headers
      */
-    public static function header(array $headers, string $name): ?string
+    public static function header($headers, string $name): ?string
     {
+        if ($headers instanceof \Traversable) {
+            $headers = iterator_to_array($headers, true);
+        }
+        if (!is_array($headers)) {
+            throw self::headerError($name, 'webhook_bad_headers', 'headers must be an array of name => value, not ' . get_debug_type($headers));
+        }
+        $wanted = strtolower(strtr($name, '_', '-'));
+        $values = [];
         foreach ($headers as $key => $value) {
-            if (strcasecmp((string) $key, $name) === 0 || strcasecmp((string) $key, 'HTTP_' . strtr(strtoupper($name), '-', '_')) === 0) {
-                return is_array($value) ? (string) reset($value) : (string) $value;
+            $key = strtolower(strtr((string) $key, '_', '-'));
+            if (strncmp($key, 'http-', 5) === 0) {
+                $key = substr($key, 5);
+            }
+            if ($key !== $wanted || $value === null) {
+                continue;
+            }
+            if (is_array($value)) {
+                foreach ($value as $item) {
+                    $values[] = $item;
+                }
+            } else {
+                $values[] = $value;
             }
         }
-        return null;
+        if ($values === []) {
+            return null;
+        }
+        if (count($values) > 1) {
+            throw self::headerError($name, 'webhook_duplicate_header', "header $name is given " . count($values) . ' times');
+        }
+        $value = $values[0];
+        if (!is_string($value)) {
+            throw self::headerError($name, 'webhook_malformed_header', "header $name must be a string, not " . get_debug_type($value));
+        }
+        if (strlen($value) > self::MAX_HEADER_BYTES) {
+            throw self::headerError($name, 'webhook_malformed_header', "header $name is longer than " . self::MAX_HEADER_BYTES . ' bytes');
+        }
+        if (strpos($value, "\0") !== false) {
+            throw self::headerError($name, 'webhook_malformed_header', "header $name contains a NUL byte");
+        }
+        if (preg_match('//u', $value) !== 1) {
+            throw self::headerError($name, 'webhook_malformed_header', "header $name is not UTF-8");
+        }
+        return $value;
+    }
+
+    private static function headerError(string $name, string $resultName, string $message): WebhookHeaderException
+    {
+        return new WebhookHeaderException(['result' => 300, 'result_name' => $resultName, 'message' => $message, 'field' => $name]);
     }
 
     /**
      * The X-Service-Signature value for $body at $timestamp: a test signer for the host's own
      * receiver tests.
+     *
+     * @param int $timestamp Unix seconds (an int, never a float or a numeric string)
      */
-    public static function sign(string $secret, int $timestamp, string $body): string
+    public static function sign(string $secret, $timestamp, string $body): string
     {
+        $timestamp = Input::int('timestamp', $timestamp, PHP_INT_MIN);
         [$buffer, $length] = Library::bytes($body);
         return Library::callString('sf_webhook_sign', $secret, $timestamp, $buffer, $length);
     }
@@ -49,18 +105,22 @@ final class Webhook
      */
     public static function checkExpectation(array $payment, array $expected): void
     {
-        Library::callUnit('sf_payment_expectation_check', Library::toJson($payment), Library::toJson($expected));
+        Library::callUnit('sf_payment_expectation_check', Library::toJson($payment, 'payment_json'), Library::toJson(Input::check('expectation', $expected), 'expected_json'));
     }
 
     /**
      * What to do with a notification of $incoming status version when $stored is stored (null
      * when nothing is): 'apply', 'duplicate' or 'stale' (must not overwrite the newer state).
+     * Versions are non-negative ints (a float, a numeric string or a negative number is a
+     * ValidationException).
+     *
+     * @param int|null $stored
+     * @param int $incoming
      */
-    public static function statusVersionDecision(?int $stored, int $incoming): string
+    public static function statusVersionDecision($stored, $incoming): string
     {
-        if ($incoming < 0 || ($stored !== null && $stored < 0)) {
-            throw new \InvalidArgumentException('status versions are non-negative');
-        }
+        $incoming = Input::int('incoming', $incoming, 0);
+        $stored = $stored === null ? null : Input::int('stored', $stored, 0);
         return self::DECISIONS[Library::ffi()->sf_status_version_decision($stored ?? -1, $incoming)];
     }
 

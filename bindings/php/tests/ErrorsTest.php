@@ -38,8 +38,12 @@ final class ErrorsTest extends TestCase
             $this->assertSame('description', $e->field());
             $this->assertNull($e->httpStatus());
         }
-        $this->expectException(TypeError::class);
-        $client->createMerchantPayment(['external_reference' => 'php-float', 'amount_minor' => 12.5, 'currency' => 'USD']);
+        try {
+            $client->createMerchantPayment(['external_reference' => 'php-float', 'amount_minor' => 12.5, 'currency' => 'USD']);
+            $this->fail('a float amount must be refused, not cast');
+        } catch (Storefront\ValidationException $e) {
+            $this->assertSame('amount_minor', $e->field());
+        }
     }
 
     /** Contract: 429 rate_limited carries Retry-After; a longer wait than the SDK's cap is
@@ -77,10 +81,11 @@ final class ErrorsTest extends TestCase
         (new Client(S::get()->config()))->createMerchantPayment(['external_reference' => 'php-202-' . bin2hex(random_bytes(6)), 'amount_minor' => 100, 'currency' => 'USD']);
     }
 
-    /** C would see only the text before a NUL byte: such an argument is refused, not truncated. */
+    /** C would see only the text before a NUL byte: such an argument is refused, not truncated
+     * (a Storefront\InvalidArgumentException, like every failure a StorefrontException). */
     public function testNulBytesAreRefusedBeforeReachingC(): void
     {
-        $this->expectException(\InvalidArgumentException::class);
+        $this->expectException(Storefront\InvalidArgumentException::class);
         (new Client(S::get()->config()))->merchantPayment("MP-1\0MP-2");
     }
 
