@@ -10,7 +10,7 @@ use crate::{CreateOrderRequest, OtherIpuForm, Product, ProductQuery};
 use super::boundary;
 use super::client::{client_arg, sf_client};
 use super::error::sf_error;
-use super::io::{OutString, json_arg, opt_str_arg, str_arg};
+use super::io::{OutString, json_arg, opt_str_arg, response_json_arg, str_arg};
 use super::result::sf_result;
 
 /// `GET /openapi/v1/merchant`: the merchant profile. `user_token` may be NULL to use the
@@ -292,7 +292,7 @@ pub unsafe extern "C" fn sf_other_ipu_build(
     boundary::call(error_out, || {
         let out = OutString::new(other_ipu_json_out, "other_ipu_json_out")?;
         // SAFETY: caller contract of this export.
-        let product: Product = unsafe { json_arg(product_json, "product_json") }?;
+        let product: Product = unsafe { response_json_arg(product_json, "product_json") }?;
         // SAFETY: caller contract of this export.
         let values: std::collections::BTreeMap<String, String> =
             unsafe { json_arg(values_json, "values_json") }?;

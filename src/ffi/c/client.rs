@@ -50,6 +50,9 @@ pub(crate) unsafe fn client_arg<'a>(client: *const sf_client) -> Result<&'a sf_c
 /// `root_ca_pem` (trust only these roots), `allow_insecure_loopback` (plain HTTP to loopback
 /// hosts, sandbox only), `max_response_bytes`, `token_refresh_margin_ms`. HTTPS only otherwise.
 ///
+/// Strict: an unknown key at any depth (`atempt_timeout_ms`, `retry.max_attempt`) or a number
+/// the field cannot hold gives `SF_RESULT_VALIDATION` with `sf_error_field` = the key's path.
+///
 /// On success `*client_out` receives a new handle owned by the caller, released with
 /// `sf_client_free`. Nothing is sent until the first call.
 ///

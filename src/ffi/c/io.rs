@@ -11,6 +11,7 @@ use zeroize::Zeroize;
 use super::boundary;
 use super::error::Failure;
 use super::result::sf_result;
+use super::strict::{self, Mode, Problem};
 
 /// Largest string or byte argument accepted, in bytes (1 MiB). Longer input gives
 /// `SF_RESULT_INPUT_TOO_LARGE` without being read past this bound.
@@ -83,8 +84,8 @@ pub(crate) unsafe fn bytes_arg<'a>(
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// Reads a JSON argument into `T`. Syntax errors give `SF_RESULT_INVALID_JSON`; well-formed JSON
-/// of the wrong shape gives `SF_RESULT_INVALID_ARGUMENT`.
+/// Reads a JSON request or configuration object into `T`, refusing unknown keys (see
+/// [`parse_json`]).
 ///
 /// # Safety
 /// As for [`str_arg`].
@@ -97,17 +98,61 @@ pub(crate) unsafe fn json_arg<T: DeserializeOwned>(
     parse_json(text, name)
 }
 
-/// Parses JSON text into `T`, classifying the failure as in [`json_arg`]: text that is not JSON
-/// at all is `InvalidJson` even when the first token already had the wrong type.
+/// Reads JSON that is one of the service's own answers handed back (a listed product, a queried
+/// payment, a notification's `data`): unknown keys are ignored, as the contract asks of clients
+/// reading responses. Otherwise as [`json_arg`].
+///
+/// # Safety
+/// As for [`str_arg`].
+pub(crate) unsafe fn response_json_arg<T: DeserializeOwned>(
+    ptr: *const c_char,
+    name: &str,
+) -> Result<T, Failure> {
+    // SAFETY: forwarded.
+    let text = unsafe { str_arg(ptr, name) }?;
+    parse_json_as(text, name, Mode::Lenient)
+}
+
+/// Parses a JSON request or configuration object into `T`:
+/// - text that is not JSON at all is `SF_RESULT_INVALID_JSON` (`field` = the argument);
+/// - an unknown key, at any depth, is `SF_RESULT_VALIDATION` with `field` = its path
+///   (`retry.max_attempt`) and a message naming it;
+/// - a number the field cannot hold (negative for an unsigned field, too large, fractional) is
+///   `SF_RESULT_VALIDATION` with `field` = its path;
+/// - any other wrong shape is `SF_RESULT_INVALID_ARGUMENT`, `field` = the path of the refused
+///   value (the argument name when the problem is the top-level object itself, such as a
+///   missing field).
 pub(crate) fn parse_json<T: DeserializeOwned>(text: &str, name: &str) -> Result<T, Failure> {
-    serde_json::from_str(text).map_err(|e| {
-        let syntax_ok = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
-        let result = if syntax_ok {
-            sf_result::InvalidArgument
-        } else {
-            sf_result::InvalidJson
-        };
-        Failure::new(result, format!("argument `{name}`: {e}")).with_field(name)
+    parse_json_as(text, name, Mode::Strict)
+}
+
+fn parse_json_as<T: DeserializeOwned>(text: &str, name: &str, mode: Mode) -> Result<T, Failure> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        Failure::new(sf_result::InvalidJson, format!("argument `{name}`: {e}")).with_field(name)
+    })?;
+    strict::decode(&value, mode).map_err(|e| match e.problem {
+        Problem::UnknownKey(path) => Failure::new(
+            sf_result::Validation,
+            format!("argument `{name}`: unknown key `{path}` (misspelt or not supported)"),
+        )
+        .with_field(&path),
+        Problem::Value { path, number: true } => Failure::new(
+            sf_result::Validation,
+            format!("argument `{name}`: `{path}` is out of range: {}", e.message),
+        )
+        .with_field(&path),
+        Problem::Value {
+            path,
+            number: false,
+        }
+        | Problem::Object(path) => {
+            let field = if path.is_empty() { name } else { &path };
+            Failure::new(
+                sf_result::InvalidArgument,
+                format!("argument `{name}`: {}", e.message),
+            )
+            .with_field(field)
+        }
     })
 }
 

@@ -10,7 +10,13 @@
 //!   released with `sf_string_free`, every handle with its own `_free`, and every `_free`
 //!   accepts NULL;
 //! - every exported body runs inside the panic boundary of [`boundary`];
-//! - NULL, invalid UTF-8, invalid JSON and oversized input each have their own result code.
+//! - NULL, invalid UTF-8, invalid JSON and oversized input each have their own result code;
+//! - request and configuration JSON is strict ([`strict`]): an unknown key or a number out of
+//!   range is `SF_RESULT_VALIDATION` naming the key path; the service's own answers handed
+//!   back (a product, a payment) ignore unknown keys like every response.
+//!
+//! How hosts live with the library (cancellation, fork, persistent clients, logs) is the
+//! contract of `docs/c-abi-hosts.md`.
 //!
 //! This layer holds no logic of the contract: it converts, calls the core on the runtime the
 //! client handle owns, and converts back.
@@ -28,6 +34,7 @@ mod convert;
 mod error;
 mod io;
 mod result;
+mod strict;
 mod webhook;
 
 #[cfg(test)]
@@ -36,3 +43,5 @@ mod tests;
 mod tests_abi;
 #[cfg(test)]
 mod tests_flow;
+#[cfg(test)]
+mod tests_host;

@@ -10,7 +10,7 @@ use crate::{
 
 use super::boundary;
 use super::error::{Failure, sf_error};
-use super::io::{Out, OutString, bytes_arg, json_arg, opt_str_arg, str_arg};
+use super::io::{Out, OutString, bytes_arg, json_arg, opt_str_arg, response_json_arg, str_arg};
 use super::result::sf_result;
 
 /// A webhook verifier holding one or more signing secrets (several during a rotation). Created
@@ -232,7 +232,7 @@ pub unsafe extern "C" fn sf_payment_expectation_check(
 ) -> sf_result {
     boundary::call(error_out, || {
         // SAFETY: caller contract of this export.
-        let payment: MerchantPayment = unsafe { json_arg(payment_json, "payment_json") }?;
+        let payment: MerchantPayment = unsafe { response_json_arg(payment_json, "payment_json") }?;
         // SAFETY: caller contract of this export.
         let expectation: PaymentExpectation =
             unsafe { json_arg(expectation_json, "expectation_json") }?;
