@@ -41,6 +41,7 @@ from .errors import (
     WebhookTimestampError,
     WrongTokenSubjectError,
 )
+from ._log import disable_logging, enable_logging
 from .helpers import other_ipu
 from .inputs import (
     Config,
@@ -57,6 +58,8 @@ from .webhook import (
     sign_webhook,
     status_version_decision,
 )
+from . import aio
+from .aio import AsyncClient, AsyncUserSession
 
 
 def library_version() -> str:
@@ -66,6 +69,8 @@ def library_version() -> str:
 
 __all__ = [
     "ApiError",
+    "AsyncClient",
+    "AsyncUserSession",
     "CallCancelledError",
     "Client",
     "Config",
@@ -106,6 +111,8 @@ __all__ = [
     "WebhookVerifier",
     "WrongTokenSubjectError",
     "check_expectation",
+    "disable_logging",
+    "enable_logging",
     "library_version",
     "other_ipu",
     "sign_webhook",

@@ -1,0 +1,219 @@
+"""Fork safety: a client made (and used, or not) before os.fork() works in the child or fails
+at once with a clear error, never hangs (every child runs under a hard timeout), and the parent
+keeps working; the same under multiprocessing's fork start method and a gunicorn-style preload
+(client created at import in the parent, N forked workers using it)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+import storefront
+from sandbox_harness import CHANNEL_CARD_USD, MERCHANT_NO, PRODUCT_BEANS
+
+CHILD_TIMEOUT = float(os.environ.get("SF_TEST_CHILD_TIMEOUT", "30"))  # a hung child is killed and the test fails
+
+
+def in_child(work: Callable[[], Any], timeout: float = CHILD_TIMEOUT) -> Any:
+    """Runs ``work`` in a forked child and returns its JSON-able result; fails the test when
+    the child raises, crashes or has not finished within ``timeout`` seconds."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 1
+        try:
+            os.close(read_end)
+            try:
+                answer = {"ok": work()}
+                code = 0
+            except BaseException as error:  # reported to the parent
+                answer = {"error": f"{type(error).__name__}: {error}"}
+            os.write(write_end, json.dumps(answer).encode())
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    deadline = time.monotonic() + timeout
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read_end)
+            pytest.fail(f"the forked child hung for {timeout} s")
+        time.sleep(0.02)
+    chunks = []
+    while True:
+        chunk = os.read(read_end, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_end)
+    text = b"".join(chunks).decode()
+    assert text, f"the child died without an answer (status {status})"
+    answer = json.loads(text)
+    assert "error" not in answer, f"in the child: {answer['error']}"
+    return answer["ok"]
+
+
+def test_client_used_before_fork_works_in_the_child_and_the_parent(client):
+    assert client.merchant_profile()["merchant_no"] == MERCHANT_NO
+
+    def child() -> list:
+        return [client.merchant_profile()["merchant_no"], len(client.products(limit=5)["list"])]
+
+    assert in_child(child) == [MERCHANT_NO, 5]
+    assert in_child(child) == [MERCHANT_NO, 5]  # a second child as well
+    assert client.merchant_profile()["merchant_no"] == MERCHANT_NO
+    assert len(client.channels()) > 0
+
+
+def test_client_not_used_before_fork_works_in_both(sandbox):
+    with storefront.Client(sandbox.config()) as fresh:
+        assert in_child(lambda: fresh.merchant_profile()["merchant_no"]) == MERCHANT_NO
+        assert fresh.merchant_profile()["merchant_no"] == MERCHANT_NO
+    with storefront.Client(sandbox.config()) as parent_only:
+        in_child(lambda: None)
+        assert parent_only.merchant_profile()["merchant_no"] == MERCHANT_NO
+
+
+def test_fork_while_another_thread_is_inside_a_call(sandbox, client):
+    """A call in flight in another thread at the fork does not exist in the child: the child
+    can still use and close the client (close waits for calls in flight)."""
+    alice = client.user(sandbox.user_token("alice"))
+    order_no = alice.create_order(PRODUCT_BEANS, 1, CHANNEL_CARD_USD)  # never paid
+    waiting = threading.Thread(
+        target=lambda: pytest.raises(storefront.WaitTimeoutError, alice.wait_for_payment, order_no, 100, 1500)
+    )
+    waiting.start()
+    time.sleep(0.3)
+
+    def child() -> str:
+        profile = client.merchant_profile()["merchant_no"]
+        client.close()
+        return profile
+
+    assert in_child(child) == MERCHANT_NO
+    waiting.join()
+    assert client.merchant_profile()["merchant_no"] == MERCHANT_NO
+
+
+def test_async_calls_work_in_a_forked_child(client):
+    import asyncio
+
+    client.merchant_profile()
+
+    def child() -> str:
+        async def main() -> str:
+            return (await client.aio().merchant_profile())["merchant_no"]
+
+        return asyncio.run(main())
+
+    assert in_child(child) == MERCHANT_NO
+
+
+_POOL_CLIENT: Any = None
+
+
+def _pool_job(number: int) -> list:
+    return [number, os.getpid(), _POOL_CLIENT.merchant_profile()["merchant_no"]]
+
+
+def test_multiprocessing_fork_pool_uses_the_parents_client(sandbox):
+    global _POOL_CLIENT
+    _POOL_CLIENT = storefront.Client(sandbox.config())
+    try:
+        _POOL_CLIENT.merchant_profile()
+        pool = multiprocessing.get_context("fork").Pool(3)
+        try:
+            results = pool.map_async(_pool_job, range(9)).get(timeout=CHILD_TIMEOUT)
+        finally:
+            pool.terminate()
+            pool.join()
+        assert sorted(r[0] for r in results) == list(range(9))
+        assert {r[2] for r in results} == {MERCHANT_NO}
+        assert os.getpid() not in {r[1] for r in results}
+        assert _POOL_CLIENT.merchant_profile()["merchant_no"] == MERCHANT_NO
+    finally:
+        _POOL_CLIENT.close()
+        _POOL_CLIENT = None
+
+
+PRELOAD = textwrap.dedent(
+    """
+    # What `gunicorn --preload` does: the application module (creating the client) is imported
+    # once in the master, which then forks the workers; each worker serves requests with it.
+    import json, os, sys, threading, time
+    sys.path.insert(0, sys.argv[1])
+    import storefront
+
+    config, workers, warm = json.loads(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "warm"
+    CLIENT = storefront.Client(config)          # module level, in the master
+    if warm:
+        CLIENT.merchant_profile()
+
+    def serve() -> None:                        # one worker: a few requests on two threads
+        failures = []
+        def requests() -> None:
+            try:
+                for _ in range(3):
+                    assert CLIENT.merchant_profile()["merchant_no"]
+                    assert CLIENT.products(limit=2)["list"]
+            except BaseException as error:
+                failures.append(repr(error))
+        threads = [threading.Thread(target=requests) for _ in range(2)]
+        for t in threads: t.start()
+        for t in threads: t.join()
+        os._exit(1 if failures else 0)
+
+    children = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                serve()
+            finally:
+                os._exit(2)
+        children.append(pid)
+    codes = {}
+    deadline = time.monotonic() + 30
+    while children and time.monotonic() < deadline:
+        for pid in list(children):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                codes[pid] = os.waitstatus_to_exitcode(status)
+                children.remove(pid)
+        time.sleep(0.02)
+    for pid in children:                        # hung workers
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    master = CLIENT.merchant_profile()["merchant_no"]
+    print(json.dumps({"codes": sorted(codes.values()), "hung": len(children), "master": master}))
+    """
+)
+
+
+@pytest.mark.parametrize("warm", ["warm", "cold"])
+def test_gunicorn_style_preload_with_forked_workers(sandbox, warm):
+    package = Path(storefront.__file__).resolve().parents[1]
+    run = subprocess.run(
+        [sys.executable, "-c", PRELOAD, str(package), json.dumps(sandbox.config()), "4", warm],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        env={**os.environ},
+    )
+    assert run.returncode == 0, run.stderr
+    outcome = json.loads(run.stdout.strip().splitlines()[-1])
+    assert outcome == {"codes": [0, 0, 0, 0], "hung": 0, "master": MERCHANT_NO}, run.stderr
