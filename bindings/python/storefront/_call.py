@@ -238,7 +238,10 @@ async def run_async(work: Callable[[], T]) -> T:
         if not finished.done():
             finished.set_result(None)
 
-    worker = Worker(work, on_done=lambda: loop.call_soon_threadsafe(resolve))
+    def notify() -> None:  # on the worker thread
+        loop.call_soon_threadsafe(resolve)
+
+    worker = Worker(work, on_done=notify)
     try:
         await asyncio.shield(finished)
     except BaseException:

@@ -184,7 +184,7 @@ class AsyncUserSession:
         return await self._call("sf_payment_wait", *wait_args(order_no, interval_ms, timeout_ms))
 
 
-async def _aiter_pages(fetch: Any, query: Dict[str, Any]) -> AsyncIterator[Dict[str, Any]]:
+async def _aiter_pages(fetch: Any, query: Dict[str, Any]) -> AsyncIterator[Any]:
     query = {**query, "page": int(query.get("page") or 1)}
     while True:
         result = await fetch(to_json(query))

@@ -299,7 +299,7 @@ def next_page(query: Dict[str, Any], result: Mapping[str, Any]) -> Optional[Dict
     return {**query, "page": int(result["page"]) + 1}
 
 
-def iter_pages(fetch: Callable[[bytes], Any], query: Dict[str, Any]) -> Iterator[Dict[str, Any]]:
+def iter_pages(fetch: Callable[[bytes], Any], query: Dict[str, Any]) -> Iterator[Any]:
     query = {**query, "page": int(query.get("page") or 1)}
     while True:
         result = fetch(to_json(query))

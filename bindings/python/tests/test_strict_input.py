@@ -128,3 +128,24 @@ def test_integers_are_range_checked_never_wrapped(client, alice):
     assert attempts.value.field == "retry.max_attempts"
     with pytest.raises(TypeError):
         alice.create_order(PRODUCT_BEANS, True, CHANNEL_PLATFORM_COIN)
+
+
+
+def test_mypy_catches_a_misspelled_field(tmp_path, monkeypatch):
+    """The typed objects make a typo a type error (skipped where mypy is not installed)."""
+    api = pytest.importorskip("mypy.api")
+    from pathlib import Path
+
+    checked = tmp_path / "typo.py"
+    checked.write_text(
+        "import storefront\n"
+        "storefront.CreateMerchantPayment(external_reference='r', amount_minor=1, currency='USD',"
+        " notifyUrl='https://x')\n"
+        "storefront.Config(base_url='a', token_endpoint='b', client_id='c', atempt_timeout_ms=1)\n"
+        "storefront.RetryPolicy(max_attempt=1)\n"
+    )
+    monkeypatch.setenv("MYPYPATH", str(Path(storefront.__file__).resolve().parents[1]))
+    out, _, status = api.run([str(checked), "--no-incremental", "--cache-dir=/dev/null"])
+    assert status == 1, out
+    for typo in ("notifyUrl", "atempt_timeout_ms", "max_attempt"):
+        assert f'Unexpected keyword argument "{typo}"' in out, out
