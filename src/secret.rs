@@ -117,3 +117,46 @@ mod tests {
         assert_ne!(Secret::new("a"), Secret::new("aa"));
     }
 }
+
+/// `url` with any user info (`user:password@`) in its authority replaced by `[REDACTED]`, for
+/// `Debug` output of addresses a caller supplied: the contract refuses user info in them, but a
+/// request may be logged before it is validated. Works on text that does not parse as a URL.
+pub(crate) fn without_userinfo(url: &str) -> std::borrow::Cow<'_, str> {
+    let Some(scheme_end) = url.find("://") else {
+        return url.into();
+    };
+    let authority_start = scheme_end + 3;
+    let rest = &url[authority_start..];
+    let authority_len = rest.find(['/', '?', '#', '\\']).unwrap_or(rest.len());
+    match rest[..authority_len].rfind('@') {
+        Some(at) => format!(
+            "{}[REDACTED]{}",
+            &url[..authority_start],
+            &url[authority_start + at..]
+        )
+        .into(),
+        None => url.into(),
+    }
+}
+
+#[cfg(test)]
+mod userinfo_tests {
+    use super::without_userinfo;
+
+    #[test]
+    fn user_info_is_redacted_and_the_rest_kept() {
+        assert_eq!(
+            without_userinfo("https://merchant:pw@shop.example/hook?x=1"),
+            "https://[REDACTED]@shop.example/hook?x=1"
+        );
+        assert_eq!(
+            without_userinfo("https://shop.example/a@b"),
+            "https://shop.example/a@b"
+        );
+        assert_eq!(without_userinfo("not a url"), "not a url");
+        assert_eq!(
+            without_userinfo("https://a:b@c@d/"),
+            "https://[REDACTED]@d/"
+        );
+    }
+}

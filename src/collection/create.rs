@@ -17,7 +17,7 @@ use url::Url;
 use super::public_address::{HostKind, host_kind};
 use crate::error::{Error, Result};
 use crate::money::MinorAmount;
-use crate::secret::{Secret, serialize_exposed_opt};
+use crate::secret::{Secret, serialize_exposed_opt, without_userinfo};
 
 /// Generates a fresh idempotency key: 32 random hex characters from the system CSPRNG.
 pub fn generate_idempotency_key() -> String {
@@ -73,6 +73,8 @@ pub struct CreateMerchantPayment {
     pub expected_currency_decimals: Option<u32>,
 }
 
+/// User info in the addresses is redacted: the service refuses it, but a request may be logged
+/// before it is validated.
 impl fmt::Debug for CreateMerchantPayment {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CreateMerchantPayment")
@@ -84,9 +86,15 @@ impl fmt::Debug for CreateMerchantPayment {
             .field("description", &self.description)
             .field("expires_in", &self.expires_in)
             .field("notify_enabled", &self.notify_enabled)
-            .field("notify_url", &self.notify_url)
+            .field(
+                "notify_url",
+                &self.notify_url.as_deref().map(without_userinfo),
+            )
             .field("notify_secret", &self.notify_secret)
-            .field("return_url", &self.return_url)
+            .field(
+                "return_url",
+                &self.return_url.as_deref().map(without_userinfo),
+            )
             .finish()
     }
 }
