@@ -149,3 +149,73 @@ def test_mypy_catches_a_misspelled_field(tmp_path, monkeypatch):
     assert status == 1, out
     for typo in ("notifyUrl", "atempt_timeout_ms", "max_attempt"):
         assert f'Unexpected keyword argument "{typo}"' in out, out
+
+
+def test_the_library_refuses_unknown_keys_too(sandbox, client):
+    """Bypassing the wrapper's own check, the C library names the same key (so the two agree
+    on the field path)."""
+    from storefront._call import call_handle, call_json, to_json
+
+    with pytest.raises(storefront.ValidationError) as nested:
+        call_handle("sf_client_new", to_json(sandbox.config(retry={"max_attempt": 2})))
+    assert nested.value.field == "retry.max_attempt"
+    handle = client._handle.acquire()
+    try:
+        with pytest.raises(storefront.ValidationError) as created:
+            call_json(
+                "sf_merchant_payment_create",
+                handle,
+                to_json({"external_reference": "r", "amount_minor": 1, "currency": "USD", "notifyUrl": "x"}),
+            )
+        assert created.value.field == "notifyUrl"
+        with pytest.raises(storefront.ValidationError) as wide:
+            call_json("sf_products_list", handle, None, to_json({"limit": 2**32}))
+        assert wide.value.field == "limit"
+    finally:
+        client._handle.release()
+
+
+def test_every_typed_field_is_known_to_the_library(sandbox, client):
+    """The dataclasses cannot drift from the library: each of their fields, sent on its own to
+    the C library, is never refused as an unknown key."""
+    from storefront import inputs
+    from storefront._call import call_handle, call_json, to_json
+
+    def sample(kind, name):
+        if name in ("scopes",):
+            return ["openid"]
+        if name == "retry":
+            return {}
+        if name == "other_ipu":
+            return {}
+        hint = str(kind.__dataclass_fields__[name].type)
+        for word, value in (("bool", False), ("int", 1), ("str", "x")):
+            if word in hint:
+                return value
+        raise AssertionError(hint)
+
+    def unknown(error, key):
+        return isinstance(error, storefront.ValidationError) and error.field == key
+
+    base = {"base_url": sandbox.info["base_url"], "token_endpoint": sandbox.info["token_endpoint"], "client_id": "c"}
+    checks = [
+        (inputs.Config, lambda d: call_handle("sf_client_new", to_json({**base, **d}))),
+        (inputs.RetryPolicy, lambda d: call_handle("sf_client_new", to_json({**base, "retry": d}))),
+    ]
+    handle = client._handle.acquire()
+    try:
+        checks += [
+            (inputs.CreateMerchantPayment, lambda d: call_json("sf_merchant_payment_create", handle, to_json(d))),
+            (inputs.ListMerchantPaymentsQuery, lambda d: call_json("sf_merchant_payments_list", handle, to_json(d))),
+            (inputs.ProductQuery, lambda d: call_json("sf_products_list", handle, None, to_json(d))),
+            (inputs.CreateOrder, lambda d: call_json("sf_order_create", handle, b"no-such-user-token", to_json(d))),
+        ]
+        for kind, send in checks:
+            for name in kind.__dataclass_fields__:
+                key = ("retry." + name) if kind is inputs.RetryPolicy else name
+                try:
+                    send({name: sample(kind, name)})
+                except storefront.StorefrontError as error:
+                    assert not unknown(error, key), f"{kind.__name__}.{name}: {error}"
+    finally:
+        client._handle.release()
