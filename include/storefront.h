@@ -12,6 +12,7 @@
 #ifndef STOREFRONT_H
 #define STOREFRONT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -98,6 +99,12 @@ enum sf_result {
   SF_RESULT_EXPECTATION_MISMATCH = 405,
   // The host's user-token provider failed.
   SF_RESULT_TOKEN_PROVIDER = 406,
+  // The call was stopped because the cancellation token bound to the calling thread (see
+  // `sf_cancel_scope_enter`) was cancelled; its request was aborted. For catalog order
+  // creation and payment start, which are never re-sent, a request already sent may have been
+  // processed: the outcome is unknown (the message says so), read the order before trying
+  // again.
+  SF_RESULT_CANCELLED = 407,
   // Any other failure; the message tells more.
   SF_RESULT_OTHER = 499,
 };
@@ -115,6 +122,10 @@ enum sf_version_decision {
 };
 typedef uint32_t sf_version_decision;
 
+// A cancellation token. Created by `sf_cancel_token_new`, released by `sf_cancel_token_free`;
+// every function taking `const sf_cancel_token *` may be called from any thread at any time.
+typedef struct sf_cancel_token sf_cancel_token;
+
 // A client: configuration, one connection pool, the client-credentials token cache, and the
 // runtime its calls block on. Created by `sf_client_new`, released by `sf_client_free`. Every
 // function taking `const sf_client *` may be called from several threads at once.
@@ -129,6 +140,50 @@ typedef struct sf_error sf_error;
 // by `sf_webhook_verifier_new`, released by `sf_webhook_verifier_free`; usable from several
 // threads at once.
 typedef struct sf_webhook_verifier sf_webhook_verifier;
+
+// Creates a cancellation token, not cancelled. Returns NULL only if memory cannot be
+// allocated (or on an internal panic).
+//
+// The returned token is owned by the caller and released with `sf_cancel_token_free`, after
+// every scope it is bound to has been exited.
+sf_cancel_token *sf_cancel_token_new(void);
+
+// Cancels the token: a blocking call on a thread bound to it (see `sf_cancel_scope_enter`)
+// returns `SF_RESULT_CANCELLED` promptly (well under 100 ms), its request aborted, and so does
+// every later call in that scope. Thread-safe, callable from any thread (a signal-handling or
+// watchdog thread included), idempotent; a token cannot be reset. NULL is ignored.
+//
+// # Safety
+// `token` must be NULL or a live token from `sf_cancel_token_new`.
+void sf_cancel_token_cancel(const sf_cancel_token *token);
+
+// Whether the token was cancelled (false for NULL). Thread-safe.
+//
+// # Safety
+// `token` must be NULL or a live token from `sf_cancel_token_new`.
+bool sf_cancel_token_is_cancelled(const sf_cancel_token *token);
+
+// Releases a token. Accepts NULL. Exit every scope bound to it first (the library keeps its
+// own reference while a scope is entered, so an early free is not a memory error, but the
+// token can no longer be cancelled through the freed pointer).
+//
+// # Safety
+// `token` must be NULL or a token from `sf_cancel_token_new` not freed before.
+void sf_cancel_token_free(sf_cancel_token *token);
+
+// Binds `token` to the calling thread: the blocking calls this thread makes until the matching
+// `sf_cancel_scope_exit` stop with `SF_RESULT_CANCELLED` when the token is (or becomes)
+// cancelled. Scopes nest (the innermost token applies); each enter needs one exit on the same
+// thread. NULL enters a scope with no token (calls in it are not cancellable), which keeps
+// enters and exits paired. The token must outlive the scope.
+//
+// # Safety
+// `token` must be NULL or a live token from `sf_cancel_token_new`.
+void sf_cancel_scope_enter(const sf_cancel_token *token);
+
+// Ends the calling thread's innermost scope (see `sf_cancel_scope_enter`). Without an entered
+// scope it does nothing.
+void sf_cancel_scope_exit(void);
 
 // `GET /openapi/v1/merchant`: the merchant profile. `user_token` may be NULL to use the
 // client-credentials token (the contract accepts either subject).
@@ -174,7 +229,9 @@ sf_result sf_userinfo_get(const sf_client *client,
 // `POST /openapi/v1/orders` with the user's token. `request_json` is
 // `{"gd_no", "quantity", "payment_no", "other_ipu"?}`. Never re-sent: a timeout or lost
 // connection after sending gives `SF_RESULT_OUTCOME_UNKNOWN` (check the user's orders before
-// ordering again); only a definite 429 is re-sent after `Retry-After`.
+// ordering again); only a definite 429 is re-sent after `Retry-After`. A cancellation (see
+// `sf_cancel_scope_enter`) after the call started gives `SF_RESULT_CANCELLED` with the outcome
+// unknown in the same way.
 //
 // On success `*created_json_out` receives `{"order_no"}`, owned by the caller (free with
 // `sf_string_free`). Creation does not mean paid.
@@ -203,7 +260,8 @@ sf_result sf_order_get(const sf_client *client,
 
 // `POST /openapi/v1/orders/{order_no}/payment` with the user's token: starts payment with
 // channel `payment_no` (the platform coin may debit the wallet during the request). Never
-// re-sent: an unclear outcome gives `SF_RESULT_OUTCOME_UNKNOWN`.
+// re-sent: an unclear outcome gives `SF_RESULT_OUTCOME_UNKNOWN`; a cancellation after the call
+// started gives `SF_RESULT_CANCELLED` with the outcome unknown in the same way.
 //
 // On success `*start_json_out` receives `{"trade_no", "redirect", "expire_time"}` with
 // `redirect` made absolute against the service's origin; owned by the caller (free with
@@ -233,7 +291,8 @@ sf_result sf_payment_status(const sf_client *client,
 
 // Polls the payment status every `interval_ms` until 1 paid or 2 cancelled (honouring
 // `Retry-After`), then reads the order. After `timeout_ms` without a final status gives
-// `SF_RESULT_WAIT_TIMEOUT`. Blocks the calling thread.
+// `SF_RESULT_WAIT_TIMEOUT`. Blocks the calling thread; cancellable from another thread with a
+// token bound by `sf_cancel_scope_enter` (`SF_RESULT_CANCELLED`).
 //
 // On success `*outcome_json_out` receives `{"payment_status": n, "order": {...}}` (the order
 // tells whether delivery is still processing), owned by the caller (free with

@@ -427,6 +427,50 @@ static void argument_demo(sf_client *client) {
     sf_error_free(error);
 }
 
+/* Living inside a host (docs/c-abi-hosts.md): strict input and cancellation. */
+static void host_demo(sf_client *client, const char *config) {
+    char strict[2300];
+    char *output = NULL;
+    sf_client *refused = NULL;
+    sf_error *error = NULL;
+    sf_cancel_token *token;
+    sf_result result;
+
+    /* A misspelt key is refused, naming its path, instead of being ignored. */
+    snprintf(strict, sizeof strict, "{\"atempt_timeout_ms\":5000,%s", config + 1);
+    result = sf_client_new(strict, &refused, &error);
+    if (result != SF_RESULT_VALIDATION || refused != NULL || sf_error_field(error) == NULL ||
+        strcmp(sf_error_field(error), "atempt_timeout_ms") != 0) {
+        fprintf(stderr, "an unknown configuration key must be refused (got %u)\n", (unsigned)result);
+        failures++;
+    }
+    sf_error_free(error);
+    error = NULL;
+
+    /* A call on a thread whose bound token is cancelled returns SF_RESULT_CANCELLED at once
+     * (another thread would call sf_cancel_token_cancel while this one blocks). */
+    token = sf_cancel_token_new();
+    if (token == NULL) {
+        fprintf(stderr, "sf_cancel_token_new failed\n");
+        failures++;
+        return;
+    }
+    sf_cancel_scope_enter(token);
+    sf_cancel_token_cancel(token);
+    result = sf_client_authenticate(client, &output, &error);
+    sf_cancel_scope_exit();
+    if (result != SF_RESULT_CANCELLED || output != NULL || !sf_cancel_token_is_cancelled(token)) {
+        fprintf(stderr, "a cancelled scope must stop the call (got %u)\n", (unsigned)result);
+        failures++;
+    }
+    sf_error_free(error);
+    error = NULL;
+    sf_cancel_token_free(token);
+    /* Outside the scope the thread's calls run again. */
+    result = sf_client_authenticate(client, &output, &error);
+    ok("sf_client_authenticate after the scope", result, output, error);
+}
+
 int main(int argc, char **argv) {
     char origin[256];
     char config[2048];
@@ -465,6 +509,7 @@ int main(int argc, char **argv) {
     catalog_demo(client, origin);
     merchant_demo(client, origin);
     argument_demo(client);
+    host_demo(client, config);
     sf_client_free(client);
 
     if (failures != 0) {

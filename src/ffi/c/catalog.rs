@@ -106,7 +106,9 @@ pub unsafe extern "C" fn sf_userinfo_get(
 /// `POST /openapi/v1/orders` with the user's token. `request_json` is
 /// `{"gd_no", "quantity", "payment_no", "other_ipu"?}`. Never re-sent: a timeout or lost
 /// connection after sending gives `SF_RESULT_OUTCOME_UNKNOWN` (check the user's orders before
-/// ordering again); only a definite 429 is re-sent after `Retry-After`.
+/// ordering again); only a definite 429 is re-sent after `Retry-After`. A cancellation (see
+/// `sf_cancel_scope_enter`) after the call started gives `SF_RESULT_CANCELLED` with the outcome
+/// unknown in the same way.
 ///
 /// On success `*created_json_out` receives `{"order_no"}`, owned by the caller (free with
 /// `sf_string_free`). Creation does not mean paid.
@@ -127,7 +129,7 @@ pub unsafe extern "C" fn sf_order_create(
         let (client, token) = unsafe { (client_arg(client)?, str_arg(user_token, "user_token")?) };
         // SAFETY: caller contract of this export.
         let request: CreateOrderRequest = unsafe { json_arg(request_json, "request_json") }?;
-        let created = client.run(client.core().user(token).create_order(&request))?;
+        let created = client.run_never_resent(client.core().user(token).create_order(&request))?;
         out.write_json(&created)
     })
 }
@@ -165,7 +167,8 @@ pub unsafe extern "C" fn sf_order_get(
 
 /// `POST /openapi/v1/orders/{order_no}/payment` with the user's token: starts payment with
 /// channel `payment_no` (the platform coin may debit the wallet during the request). Never
-/// re-sent: an unclear outcome gives `SF_RESULT_OUTCOME_UNKNOWN`.
+/// re-sent: an unclear outcome gives `SF_RESULT_OUTCOME_UNKNOWN`; a cancellation after the call
+/// started gives `SF_RESULT_CANCELLED` with the outcome unknown in the same way.
 ///
 /// On success `*start_json_out` receives `{"trade_no", "redirect", "expire_time"}` with
 /// `redirect` made absolute against the service's origin; owned by the caller (free with
@@ -193,7 +196,7 @@ pub unsafe extern "C" fn sf_payment_start(
                 str_arg(payment_no, "payment_no")?,
             )
         };
-        let start = client.run(
+        let start = client.run_never_resent(
             client
                 .core()
                 .user(token)
@@ -235,7 +238,8 @@ pub unsafe extern "C" fn sf_payment_status(
 
 /// Polls the payment status every `interval_ms` until 1 paid or 2 cancelled (honouring
 /// `Retry-After`), then reads the order. After `timeout_ms` without a final status gives
-/// `SF_RESULT_WAIT_TIMEOUT`. Blocks the calling thread.
+/// `SF_RESULT_WAIT_TIMEOUT`. Blocks the calling thread; cancellable from another thread with a
+/// token bound by `sf_cancel_scope_enter` (`SF_RESULT_CANCELLED`).
 ///
 /// On success `*outcome_json_out` receives `{"payment_status": n, "order": {...}}` (the order
 /// tells whether delivery is still processing), owned by the caller (free with

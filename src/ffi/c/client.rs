@@ -6,6 +6,7 @@ use std::future::Future;
 use crate::{Client, Config};
 
 use super::boundary;
+use super::cancel::{Cancelled, block_on_cancellable};
 use super::error::{Failure, sf_error};
 use super::io::{Out, OutString, json_arg};
 use super::result::sf_result;
@@ -20,18 +21,60 @@ pub struct sf_client {
 }
 
 impl sf_client {
-    /// Runs a core call to completion on the client's runtime, blocking the calling thread.
+    /// Runs a core call to completion on the client's runtime, blocking the calling thread,
+    /// unless the thread's cancellation token (see `sf_cancel_scope_enter`) is or becomes
+    /// cancelled: then the call's future is dropped and `SF_RESULT_CANCELLED` returned.
     pub(crate) fn run<T>(
         &self,
         call: impl Future<Output = crate::Result<T>>,
     ) -> Result<T, Failure> {
-        self.runtime.block_on(call).map_err(Failure::from)
+        self.run_as(call, Resent::Safe)
+    }
+
+    /// [`Self::run`] for a call that is never re-sent (catalog order creation, payment
+    /// start): a cancellation after it started says that the outcome is unknown.
+    pub(crate) fn run_never_resent<T>(
+        &self,
+        call: impl Future<Output = crate::Result<T>>,
+    ) -> Result<T, Failure> {
+        self.run_as(call, Resent::Never)
+    }
+
+    fn run_as<T>(
+        &self,
+        call: impl Future<Output = crate::Result<T>>,
+        resent: Resent,
+    ) -> Result<T, Failure> {
+        match block_on_cancellable(&self.runtime, call) {
+            Ok(outcome) => outcome.map_err(Failure::from),
+            Err(Cancelled::BeforeStart) => Err(Failure::new(
+                sf_result::Cancelled,
+                "cancelled before the call started; nothing was sent",
+            )),
+            Err(Cancelled::WhileRunning) => Err(Failure::new(
+                sf_result::Cancelled,
+                match resent {
+                    Resent::Safe => "cancelled; the request was aborted",
+                    Resent::Never => {
+                        "cancelled after the call started; the request may already have been \
+                         processed, so its outcome is unknown: read the order before trying again"
+                    }
+                },
+            )),
+        }
     }
 
     /// The core client.
     pub(crate) fn core(&self) -> &Client {
         &self.client
     }
+}
+
+/// Whether an interrupted call may have had an effect that is never repeated.
+#[derive(Clone, Copy)]
+enum Resent {
+    Safe,
+    Never,
 }
 
 /// Borrows the client behind a handle argument.

@@ -27,6 +27,7 @@
 //! C compilers use. `tests::header_declares_every_export` and the C suite keep it current.
 
 mod boundary;
+mod cancel;
 mod catalog;
 mod client;
 mod collection;

@@ -91,6 +91,12 @@ pub enum sf_result {
     ExpectationMismatch = 405,
     /// The host's user-token provider failed.
     TokenProvider = 406,
+    /// The call was stopped because the cancellation token bound to the calling thread (see
+    /// `sf_cancel_scope_enter`) was cancelled; its request was aborted. For catalog order
+    /// creation and payment start, which are never re-sent, a request already sent may have been
+    /// processed: the outcome is unknown (the message says so), read the order before trying
+    /// again.
+    Cancelled = 407,
     /// Any other failure; the message tells more.
     Other = 499,
 }
@@ -134,6 +140,7 @@ impl sf_result {
         Self::WaitTimeout,
         Self::ExpectationMismatch,
         Self::TokenProvider,
+        Self::Cancelled,
         Self::Other,
     ];
 
@@ -175,6 +182,7 @@ impl sf_result {
             Self::WaitTimeout => "wait_timeout",
             Self::ExpectationMismatch => "expectation_mismatch",
             Self::TokenProvider => "token_provider",
+            Self::Cancelled => "cancelled",
             Self::Other => "other",
         }
     }

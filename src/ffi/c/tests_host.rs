@@ -3,7 +3,11 @@
 
 use std::ffi::{CString, c_char};
 use std::ptr;
+use std::time::{Duration, Instant};
 
+use storefront_sandbox::seed;
+
+use super::cancel::*;
 use super::catalog::*;
 use super::client::*;
 use super::collection::*;
@@ -199,4 +203,171 @@ fn exports_refuse_unknown_keys() {
     assert_eq!(r, sf_result::Ok, "{:?}", error_json(error));
     take(out);
     unsafe { sf_client_free(client) };
+}
+
+/// An order of alice's paid by card and never completed: its payment status stays 0.
+fn unpaid_card_order(env: &Env, client: *mut sf_client, token: &CString) -> CString {
+    let request = c(&format!(
+        r#"{{"gd_no":"{}","quantity":1,"payment_no":"{}"}}"#,
+        seed::PRODUCT_BEANS,
+        seed::CHANNEL_CARD_USD
+    ));
+    let mut out = ptr::null_mut();
+    let mut error = ptr::null_mut();
+    let r = unsafe {
+        sf_order_create(
+            client,
+            token.as_ptr(),
+            request.as_ptr(),
+            &mut out,
+            &mut error,
+        )
+    };
+    assert_eq!(r, sf_result::Ok, "{:?}", error_json(error));
+    let order_no = c(take(out)["order_no"].as_str().unwrap());
+    let r = unsafe {
+        sf_payment_start(
+            client,
+            token.as_ptr(),
+            order_no.as_ptr(),
+            c(seed::CHANNEL_CARD_USD).as_ptr(),
+            &mut out,
+            &mut error,
+        )
+    };
+    assert_eq!(r, sf_result::Ok, "{:?}", error_json(error));
+    take(out);
+    let _ = env;
+    order_no
+}
+
+/// Rule (issue 9 item 2): a payment wait that would never end, cancelled from another thread
+/// after 200 ms, returns `SF_RESULT_CANCELLED` promptly; the thread's later calls in the scope
+/// are refused before anything is sent; after the scope, calls work again.
+#[test]
+fn a_cancelled_wait_returns_promptly() {
+    let env = Env::start();
+    let client = env.client();
+    let token = env.user_token(seed::USER_ALICE);
+    let order_no = unpaid_card_order(&env, client, &token);
+
+    let cancel = sf_cancel_token_new();
+    assert!(!cancel.is_null());
+    assert!(!unsafe { sf_cancel_token_is_cancelled(cancel) });
+    let (client_word, cancel_word) = (client as usize, cancel as usize);
+    let waiter = std::thread::spawn(move || {
+        let client = client_word as *const sf_client;
+        unsafe { sf_cancel_scope_enter(cancel_word as *const sf_cancel_token) };
+        let mut out = ptr::null_mut();
+        let mut error = ptr::null_mut();
+        let r = unsafe {
+            sf_payment_wait(
+                client,
+                token.as_ptr(),
+                order_no.as_ptr(),
+                50,
+                60_000,
+                &mut out,
+                &mut error,
+            )
+        };
+        let ended = Instant::now();
+        let detail = error_json(error);
+        assert!(out.is_null());
+        // Later calls in the scope are refused at once, nothing sent.
+        let mut error = ptr::null_mut();
+        let again = unsafe { sf_client_authenticate(client, &mut out, &mut error) };
+        let again_detail = error_json(error).unwrap();
+        sf_cancel_scope_exit();
+        // Outside the scope the thread's calls run again.
+        let mut error = ptr::null_mut();
+        let after = unsafe { sf_client_authenticate(client, &mut out, &mut error) };
+        assert_eq!(after, sf_result::Ok, "{:?}", error_json(error));
+        take(out);
+        (r, detail, ended, again, again_detail)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    let cancelled_at = Instant::now();
+    unsafe { sf_cancel_token_cancel(cancel) };
+    unsafe { sf_cancel_token_cancel(cancel) }; // idempotent
+    let (r, detail, ended, again, again_detail) = waiter.join().unwrap();
+    assert_eq!(r, sf_result::Cancelled, "{detail:?}");
+    let detail = detail.unwrap();
+    assert_eq!(detail["result"], 407);
+    assert_eq!(detail["result_name"], "cancelled");
+    let took = ended.saturating_duration_since(cancelled_at);
+    assert!(took < Duration::from_secs(1), "took {took:?}");
+    assert!(unsafe { sf_cancel_token_is_cancelled(cancel) });
+    assert_eq!(again, sf_result::Cancelled);
+    assert!(
+        again_detail["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was sent"),
+        "{again_detail}"
+    );
+    unsafe {
+        sf_cancel_token_free(cancel);
+        sf_cancel_token_cancel(ptr::null());
+        sf_cancel_token_free(ptr::null_mut());
+        sf_cancel_scope_enter(ptr::null());
+        sf_cancel_scope_exit();
+        sf_cancel_scope_exit(); // unbalanced exit: nothing happens
+        sf_client_free(client);
+    }
+    assert!(!unsafe { sf_cancel_token_is_cancelled(ptr::null()) });
+}
+
+/// Rule (issue 9 item 2): cancelling a never-re-sent call after it started says the outcome is
+/// unknown.
+#[test]
+fn a_cancelled_order_creation_says_the_outcome_is_unknown() {
+    let env = Env::start();
+    let client = env.client();
+    let token = env.user_token(seed::USER_ALICE);
+    // The next order creation waits 2 s in the sandbox before it is handled.
+    env.control(
+        "/faults",
+        serde_json::json!({"method": "POST", "path": "/api/openapi/v1/orders", "latency_ms": 2000}),
+    );
+    let cancel = sf_cancel_token_new();
+    let cancel_word = cancel as usize;
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        unsafe { sf_cancel_token_cancel(cancel_word as *const sf_cancel_token) };
+    });
+    let request = c(&format!(
+        r#"{{"gd_no":"{}","quantity":1,"payment_no":"{}"}}"#,
+        seed::PRODUCT_BEANS,
+        seed::CHANNEL_CARD_USD
+    ));
+    let mut out = ptr::null_mut();
+    let mut error = ptr::null_mut();
+    let started = Instant::now();
+    unsafe { sf_cancel_scope_enter(cancel) };
+    let r = unsafe {
+        sf_order_create(
+            client,
+            token.as_ptr(),
+            request.as_ptr(),
+            &mut out,
+            &mut error,
+        )
+    };
+    sf_cancel_scope_exit();
+    canceller.join().unwrap();
+    assert!(started.elapsed() < Duration::from_millis(1500));
+    assert_eq!(r, sf_result::Cancelled);
+    let detail = error_json(error).unwrap();
+    assert!(
+        detail["message"]
+            .as_str()
+            .unwrap()
+            .contains("outcome is unknown"),
+        "{detail}"
+    );
+    unsafe {
+        sf_cancel_token_free(cancel);
+        sf_client_free(client);
+    }
 }
