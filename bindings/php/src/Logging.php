@@ -35,6 +35,9 @@ final class Logging
     /** The library's level => the PSR-3 level name. */
     private const PSR_LEVELS = [1 => 'error', 2 => 'warning', 3 => 'info', 4 => 'debug', 5 => 'debug'];
 
+    /** The library's level names, should an event carry one instead of its number. */
+    private const NAMED_LEVELS = ['error' => 1, 'warn' => 2, 'warning' => 2, 'info' => 3, 'debug' => 4, 'trace' => 5];
+
     /** Events the library keeps between two drains; older ones are dropped first. */
     public const DEFAULT_CAPACITY = 1000;
 
@@ -106,14 +109,47 @@ final class Logging
                 if (!is_array($event)) {
                     continue;
                 }
-                $context = is_array($event['fields'] ?? null) ? $event['fields'] : [];
-                $context['target'] = (string) ($event['target'] ?? '');
-                $level = self::PSR_LEVELS[(int) ($event['level'] ?? 4)] ?? 'debug';
-                $logger->log($level, (string) ($event['message'] ?? ''), $context);
+                $level = $event['level'] ?? 4;
+                $level = is_string($level) ? (self::NAMED_LEVELS[strtolower($level)] ?? 4) : (int) $level;
+                try {
+                    $logger->log(self::PSR_LEVELS[$level] ?? 'debug', (string) ($event['message'] ?? ''), self::context($event));
+                } catch (\Throwable $ignored) {
+                    // A failing logger must not turn a call that succeeded (a created payment
+                    // and its idempotency key) into a failure.
+                }
             }
         } finally {
             self::$draining = false;
         }
+    }
+
+    /**
+     * The PSR-3 context of an event: its fields (those of enclosing spans first, when the event
+     * carries any) and 'target'.
+     *
+     * @param array<string, mixed> $event
+     * @return array<string, mixed>
+     */
+    private static function context(array $event): array
+    {
+        $context = [];
+        foreach (is_array($event['spans'] ?? null) ? $event['spans'] : [] as $span) {
+            if (is_array($span)) {
+                $context = array_merge($context, $span);
+            }
+        }
+        foreach (['span', 'fields'] as $key) {
+            if (is_array($event[$key] ?? null)) {
+                $context = array_merge($context, $event[$key]);
+            }
+        }
+        foreach ($event as $key => $value) {
+            if (!in_array($key, ['level', 'message', 'fields', 'span', 'spans'], true)) {
+                $context[$key] = $value;
+            }
+        }
+        $context['target'] = (string) ($event['target'] ?? '');
+        return $context;
     }
 
     /** @internal called by Library after every call into the library */

@@ -47,6 +47,7 @@ class StorefrontException extends \RuntimeException
         404 => WaitTimeoutException::class,
         405 => ExpectationMismatchException::class,
         406 => TokenProviderException::class,
+        407 => CancelledException::class,
     ];
 
     /** @var array<string, mixed> */

@@ -108,7 +108,7 @@ final class ErrorsTest extends TestCase
             [null, Storefront\NullArgumentException::class],
             ["\xff\xfe", Storefront\InvalidUtf8Exception::class],
             ['{"external_reference": ', Storefront\InvalidJsonException::class],
-            ['[1, 2]', Storefront\InvalidArgumentException::class],
+            ['42', Storefront\InvalidArgumentException::class],
             [str_repeat(' ', Library::maxInputBytes() + 1), Storefront\InputTooLargeException::class],
         ];
         foreach ($cases as [$argument, $class]) {
