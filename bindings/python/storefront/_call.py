@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import json
+import os
+import queue
 import threading
 from ctypes import byref, c_void_p
 from decimal import Decimal
@@ -151,36 +153,103 @@ def in_scope(token: CancelToken, work: Callable[[], T]) -> T:
         lib.sf_cancel_scope_exit()
 
 
-#: Name of the threads that run blocking C calls (one per call, ended before the call returns).
+#: Name of the threads that run blocking C calls.
 WORKER_THREAD_NAME = "storefront-call"
 #: How long the waiting thread sleeps between checks for an interrupt, in seconds.
 WAIT_SLICE = 0.05
+#: An idle worker thread ends after this many seconds without a call.
+IDLE_SECONDS = 30.0
+
+
+class _Pool:
+    """The wrapper's worker threads: one per call in flight, kept for ``IDLE_SECONDS`` after a
+    call so that the next call does not pay for a new thread (and the library's per-thread
+    set-up). Replaced by an empty pool in a forked child (its threads did not survive the fork)."""
+
+    def __init__(self) -> None:
+        self._jobs: "queue.SimpleQueue[Callable[[], None]]" = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0  # waiting threads not yet promised a queued job
+        self.busy = 0  # calls running
+
+    def finished(self) -> None:
+        """Called by a job once its C call has returned."""
+        with self._lock:
+            self.busy -= 1
+
+    def submit(self, job: Callable[[], None]) -> None:
+        with self._lock:
+            self.busy += 1
+            spawn = self._idle == 0
+            if not spawn:
+                self._idle -= 1
+        if spawn:
+            threading.Thread(target=self._serve, args=(job,), name=WORKER_THREAD_NAME, daemon=True).start()
+        else:
+            self._jobs.put(job)
+
+    def _serve(self, job: Optional[Callable[[], None]]) -> None:
+        while True:
+            if job is not None:
+                try:
+                    job()
+                finally:
+                    job = None
+                    with self._lock:
+                        self._idle += 1
+            try:
+                job = self._jobs.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._idle > 0:  # no queued job is waiting for this thread
+                        self._idle -= 1
+                        return
+
+
+_pool = _Pool()
+
+
+def _after_fork_in_child() -> None:
+    global _pool
+    _pool = _Pool()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def calls_in_flight() -> int:
+    """How many blocking calls the worker threads are running (0 once every call returned)."""
+    return _pool.busy
 
 
 class Worker:
-    """One blocking C call on its own daemon thread, under a cancel scope. The thread exists
-    only while the call runs: nothing is pooled, so there is nothing to repair after a fork."""
+    """One blocking C call on a worker thread, under a cancel scope. ``done`` is set once the
+    C call has returned."""
 
     def __init__(self, work: Callable[[], Any], on_done: Optional[Callable[[], None]] = None):
         self.token = CancelToken() if _lib.has("sf_cancel_scope_enter") else None
         self.done = threading.Event()
-        self._work = work
+        self._work: Optional[Callable[[], Any]] = work
         self._on_done = on_done
         self._value: Any = None
         self._error: Optional[BaseException] = None
-        self._thread = threading.Thread(target=self._run, name=WORKER_THREAD_NAME, daemon=True)
-        self._thread.start()
+        self._pool = _pool
+        self._pool.submit(self._run)
 
     def _run(self) -> None:
         try:
+            work = self._work
+            assert work is not None
             if self.token is None:
-                self._value = self._work()
+                self._value = work()
             else:
-                self._value = in_scope(self.token, self._work)
+                self._value = in_scope(self.token, work)
         except BaseException as error:  # handed to the waiting thread
             self._error = error
         finally:
-            self._work = None  # type: ignore[assignment]
+            self._work = None
+            self._pool.finished()
             self.done.set()
             if self._on_done is not None:
                 try:
@@ -193,7 +262,8 @@ class Worker:
             self.token.cancel()
 
     def join(self) -> None:
-        self._thread.join()
+        """Waits until the C call has returned."""
+        self.done.wait()
 
     def outcome(self) -> Any:
         """The call's value, or its exception raised (after :meth:`join`)."""
@@ -209,7 +279,7 @@ def run_blocking(work: Callable[[], T]) -> T:
     On the main thread (the only one Python delivers ``KeyboardInterrupt`` and other signal
     handlers' exceptions to) the call runs on a worker thread under a cancel scope while this
     thread waits in short slices; on any ``BaseException`` while waiting the token is cancelled,
-    the worker joined (the C call returns promptly), and the exception re-raised. On other
+    the worker awaited (the C call returns promptly), and the exception re-raised. On other
     threads the call runs in place under a cancel scope (no signal can interrupt them)."""
     if not _lib.has("sf_cancel_scope_enter"):  # a library without cancellation
         return work()

@@ -14,7 +14,17 @@ import ctypes
 import os
 import sys
 import threading
-from ctypes import POINTER, c_char_p, c_int64, c_size_t, c_uint16, c_uint32, c_uint64, c_void_p
+from ctypes import (
+    POINTER,
+    c_bool,
+    c_char_p,
+    c_int64,
+    c_size_t,
+    c_uint16,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
 from pathlib import Path
 from typing import Optional
 
@@ -36,6 +46,12 @@ SIGNATURES = {
     "sf_string_free": ([c_void_p], None),
     "sf_max_input_bytes": ([], c_size_t),
     "sf_version": ([], c_char_p),
+    "sf_cancel_token_new": ([], c_void_p),
+    "sf_cancel_token_cancel": ([c_void_p], None),
+    "sf_cancel_token_is_cancelled": ([c_void_p], c_bool),
+    "sf_cancel_token_free": ([c_void_p], None),
+    "sf_cancel_scope_enter": ([c_void_p], None),
+    "sf_cancel_scope_exit": ([], None),
     "sf_client_new": ([c_char_p, _p, _p], c_result),
     "sf_client_free": ([c_void_p], None),
     "sf_client_authenticate": ([c_void_p, _p, _p], c_result),

@@ -163,9 +163,11 @@ class TokenProviderError(StorefrontError):
 
 
 class CallCancelledError(StorefrontError):
-    """The call's cancel token was cancelled (a ``KeyboardInterrupt`` or a cancelled asyncio
-    task, which re-raise their own exception instead; or a :class:`~storefront.CancelToken`
-    of the host's own). Whether a request already sent was processed is unknown."""
+    """``SF_RESULT_CANCELLED``: the call's cancel token was cancelled and its request aborted.
+    An interrupted call (``KeyboardInterrupt``, a cancelled asyncio task) raises that exception
+    instead. Reads and merchant-payment creation (same idempotency key) are safe to repeat; a
+    catalog order creation or payment start cancelled after it started may have been processed:
+    read the order before trying again."""
 
 
 class ExpectationMismatchError(StorefrontError):
@@ -209,6 +211,7 @@ RESULT_CLASSES: Dict[int, Type[StorefrontError]] = {
     404: WaitTimeoutError,
     405: ExpectationMismatchError,
     406: TokenProviderError,
+    407: CallCancelledError,
 }
 
 

@@ -17,6 +17,7 @@ C_TYPES = {
     "uint64_t": ctypes.c_uint64,
     "int64_t": ctypes.c_int64,
     "size_t": ctypes.c_size_t,
+    "bool": ctypes.c_bool,
     "void": None,
 }
 

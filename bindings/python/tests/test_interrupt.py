@@ -11,12 +11,14 @@ import time
 
 import pytest
 import storefront
-from storefront._call import WORKER_THREAD_NAME
+from storefront._call import calls_in_flight
 from sandbox_harness import CHANNEL_CARD_USD, PRODUCT_BEANS
 
 
 def workers_alive():
-    return [t for t in threading.enumerate() if t.name == WORKER_THREAD_NAME and t.is_alive()]
+    """Worker threads still inside a C call (a finished call leaves its thread idle in the
+    pool)."""
+    return [None] * calls_in_flight()
 
 
 @pytest.fixture
