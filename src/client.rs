@@ -49,11 +49,19 @@ impl Client {
         Ok(Client {
             inner: Arc::new(Inner {
                 http,
+                limiter: crate::rate_limit::RateLimiter::new(config.rate_limits.clone()),
+                in_flight: tokio::sync::Semaphore::new(config.max_in_flight),
                 config,
                 valid,
                 tokens: Default::default(),
             }),
         })
+    }
+
+    /// The client-side rate limiter's budgets now: one entry per [`crate::LimitClass`], shared
+    /// by every clone of this client and every session built from it.
+    pub fn rate_limit_state(&self) -> Vec<crate::RateLimitState> {
+        self.inner.limiter.state()
     }
 
     /// The configuration in use.

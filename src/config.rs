@@ -12,6 +12,7 @@ use serde::Deserialize;
 use url::{Host, Url};
 
 use crate::error::{Error, Result};
+use crate::rate_limit::RateLimits;
 use crate::secret::Secret;
 
 /// Default scopes of the client-credentials token: merchant profile, products and merchant
@@ -30,6 +31,10 @@ pub const DEFAULT_CLIENT_SCOPES: &[&str] = &[
 /// range, so `Duration::MAX` (or `u64::MAX` milliseconds in JSON) is a configuration error
 /// instead of a panic on the first call.
 pub const MAX_CONFIG_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// Largest [`Config::max_in_flight`] accepted (a semaphore of more permits cannot be built, and
+/// no connection pool needs that many).
+pub const MAX_IN_FLIGHT: usize = 65_536;
 
 /// SDK user agent prefix (`storefront-rust/<version>`).
 pub const SDK_USER_AGENT: &str = concat!("storefront-rust/", env!("CARGO_PKG_VERSION"));
@@ -133,6 +138,13 @@ pub struct Config {
         with = "duration_ms"
     )]
     pub token_refresh_margin: Duration,
+    /// The client-side rate limiter (the contract's per-client budgets; on by default).
+    #[serde(default)]
+    pub rate_limits: RateLimits,
+    /// Most requests of this client on the wire at once (default 64); more calls wait for a
+    /// slot, which bounds connections and memory under any burst.
+    #[serde(default = "default_max_in_flight")]
+    pub max_in_flight: usize,
 }
 
 fn default_scopes() -> Vec<String> {
@@ -153,8 +165,11 @@ fn default_max_body() -> usize {
 fn default_refresh_margin() -> Duration {
     Duration::from_secs(30)
 }
+fn default_max_in_flight() -> usize {
+    64
+}
 
-mod duration_ms {
+pub(crate) mod duration_ms {
     use serde::{Deserialize, Deserializer};
     use std::time::Duration;
 
@@ -186,6 +201,8 @@ impl Config {
             allow_insecure_loopback: false,
             max_response_bytes: default_max_body(),
             token_refresh_margin: default_refresh_margin(),
+            rate_limits: RateLimits::default(),
+            max_in_flight: default_max_in_flight(),
         }
     }
 
@@ -241,6 +258,18 @@ impl Config {
         self
     }
 
+    /// Sets the client-side rate limits ([`RateLimits::disabled`] turns pacing off).
+    pub fn with_rate_limits(mut self, limits: RateLimits) -> Self {
+        self.rate_limits = limits;
+        self
+    }
+
+    /// Sets the most requests on the wire at once.
+    pub fn with_max_in_flight(mut self, max: usize) -> Self {
+        self.max_in_flight = max;
+        self
+    }
+
     /// Checks every field and parses the endpoints.
     pub(crate) fn validate(&self) -> Result<ValidConfig> {
         let mut base_url = self.endpoint("base_url", &self.base_url)?;
@@ -261,6 +290,12 @@ impl Config {
             return Err(Error::Config("timeouts must be positive".into()));
         }
         self.check_durations()?;
+        if !(1..=MAX_IN_FLIGHT).contains(&self.max_in_flight) {
+            return Err(Error::Config(format!(
+                "max_in_flight must be 1 to {MAX_IN_FLIGHT} (got {})",
+                self.max_in_flight
+            )));
+        }
         if self.retry.max_attempts == 0 {
             return Err(Error::Config(
                 "retry.max_attempts must be at least 1".into(),
@@ -291,6 +326,8 @@ impl Config {
             ("retry.base_delay", self.retry.base_delay),
             ("retry.max_delay", self.retry.max_delay),
             ("retry.max_retry_after", self.retry.max_retry_after),
+            ("rate_limits.window", self.rate_limits.window),
+            ("rate_limits.margin", self.rate_limits.margin),
         ];
         for (name, value) in fields {
             if value > MAX_CONFIG_DURATION {
@@ -389,6 +426,27 @@ mod tests {
 
     /// Issue 10 item 3: `Duration::MAX` (or `u64::MAX` ms in JSON) in any duration field is a
     /// configuration error, never a panic when a deadline is computed from it.
+    #[test]
+    fn in_flight_cap_and_rate_window_are_bounded() {
+        for bad in [0, MAX_IN_FLIGHT + 1, usize::MAX] {
+            let mut c = cfg("https://api.example.com/api");
+            c.max_in_flight = bad;
+            assert!(matches!(c.validate(), Err(Error::Config(_))), "{bad}");
+        }
+        let mut c = cfg("https://api.example.com/api");
+        c.rate_limits.window = Duration::MAX;
+        assert!(matches!(c.validate(), Err(Error::Config(_))));
+        let parsed: Config = serde_json::from_str(
+            r#"{"base_url":"https://a.example/api","token_endpoint":"https://a.example/t",
+                "client_id":"c","rate_limits":{"enabled":false,"window_ms":2000},"max_in_flight":8}"#,
+        )
+        .unwrap();
+        assert!(!parsed.rate_limits.enabled);
+        assert_eq!(parsed.rate_limits.window, Duration::from_secs(2));
+        assert_eq!(parsed.rate_limits.create_per_window, 60);
+        assert_eq!(parsed.max_in_flight, 8);
+    }
+
     #[test]
     fn absurd_durations_are_rejected_not_added_to_the_clock() {
         type Set = fn(&mut Config, Duration);

@@ -38,6 +38,7 @@ mod error;
 pub mod money;
 mod operation;
 mod params;
+mod rate_limit;
 mod secret;
 pub mod serde_util;
 mod tls;
@@ -61,6 +62,7 @@ pub use config::{Config, DEFAULT_CLIENT_SCOPES, RetryPolicy, SDK_USER_AGENT};
 pub use error::{ApiError, Error, ErrorCode, ErrorKind, Result, TransportKind};
 pub use money::{FixedPoint8, MAX_AMOUNT_MINOR, MAX_SCALE, MinorAmount, MoneyError};
 pub use operation::{Operation, Resend, TokenSubject};
+pub use rate_limit::{LimitClass, RateLimitState, RateLimits};
 pub use secret::Secret;
 pub use webhook::{
     NotificationData, PaymentExpectation, StatusNotification, TestSigner, VersionDecision,

@@ -49,8 +49,10 @@ pub enum Resend {
     /// Reads, token requests and merchant-payment create with the same idempotency key:
     /// retried on connection errors, timeouts, 5xx, the retryable 503 codes and 429.
     Safe,
-    /// Catalog order creation and payment start: never re-sent once it may have been processed;
-    /// only a definite 429 may be re-sent after `Retry-After`.
+    /// Catalog order creation and payment start: never re-sent, not even after a 429 (catalog
+    /// rate limits are not shown by the contract, and a 429 given after processing looks the
+    /// same). Only 400/403/404/409/410/422 are plain errors; any other answer once the request
+    /// may have been processed is [`crate::Error::OutcomeUnknown`].
     Never,
 }
 

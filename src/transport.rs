@@ -27,14 +27,18 @@ use crate::auth::{ClientTokenCache, GrantedToken, TokenResponse, UserTokenState}
 use crate::config::{Config, ValidConfig};
 use crate::error::{ApiError, Error, ErrorCode, Result, TransportKind};
 use crate::operation::{Operation, Resend, TokenSubject};
+use crate::rate_limit::{LimitClass, RateLimiter};
 use crate::secret::Secret;
 
-/// Shared state of a [`crate::Client`]: one connection pool, one token cache.
+/// Shared state of a [`crate::Client`]: one connection pool, one token cache, one set of rate
+/// budgets, one cap on requests in flight.
 pub(crate) struct Inner {
     pub http: reqwest::Client,
     pub config: Config,
     pub valid: ValidConfig,
     pub tokens: ClientTokenCache,
+    pub limiter: RateLimiter,
+    pub in_flight: tokio::sync::Semaphore,
 }
 
 /// Which token a request carries.
@@ -514,6 +518,21 @@ impl Inner {
             if remaining.is_zero() {
                 return Err(Error::DeadlineExceeded { last: None });
             }
+            // Pace to the contract's per-client budget instead of earning a 429 (every attempt
+            // counts), then take a slot among the requests in flight.
+            if let Some(class) = LimitClass::of(req.op)
+                && !self.limiter.acquire(class, deadline).await
+            {
+                return Err(Error::DeadlineExceeded { last: None });
+            }
+            let Ok(_slot) = tokio::time::timeout_at(deadline, self.in_flight.acquire()).await
+            else {
+                return Err(Error::DeadlineExceeded { last: None });
+            };
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(Error::DeadlineExceeded { last: None });
+            }
             let timeout = self.config.attempt_timeout.min(remaining);
             let span = tracing::info_span!(
                 "storefront.request",
@@ -536,6 +555,15 @@ impl Inner {
             };
             span.in_scope(|| tracing::debug!("request finished"));
 
+            if let Attempt::Api(api) = &outcome
+                && api.status == 429
+                && let Some(class) = LimitClass::of(req.op)
+            {
+                // The service's answer wins: nobody in this client sends in the class before
+                // `Retry-After` (one second when absent).
+                let pause = api.retry_after.unwrap_or(Duration::from_secs(1));
+                self.limiter.pause(class, pause.min(policy.max_retry_after));
+            }
             let never_resend = req.op.resend() == Resend::Never;
             let (error, wait) = match outcome {
                 Attempt::Done(r) => return Ok(r),

@@ -47,6 +47,9 @@ pub struct SandboxOptions {
     /// service accepts only public HTTPS addresses; the sandbox allows loopback so local
     /// receivers can be tested. With `false` it refuses them at creation and at delivery.
     pub allow_loopback_notify: bool,
+    /// Length of the rate-limit windows in seconds (default 60, the contract's minute). The
+    /// budgets stay the contract's; a shorter window lets tests see pacing in seconds.
+    pub rate_limit_window_seconds: u32,
 }
 
 impl Default for SandboxOptions {
@@ -56,6 +59,7 @@ impl Default for SandboxOptions {
             port: 0,
             tls: false,
             allow_loopback_notify: true,
+            rate_limit_window_seconds: limits::WINDOW_SECONDS as u32,
         }
     }
 }
@@ -100,6 +104,9 @@ impl Sandbox {
             options.allow_loopback_notify,
             delivery_client(options.allow_loopback_notify, dns.clone())?,
             dns,
+        ));
+        shared.world().limits.set_window(time::Duration::seconds(
+            options.rate_limit_window_seconds.into(),
         ));
         let app = app::router(shared.clone());
         let ca_pem = tls.as_ref().map(|t| t.ca_pem.clone());

@@ -74,17 +74,38 @@ impl Bucket {
 }
 
 /// Admitted request times per bucket and key, within the last window.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct RateLimiter {
     hits: HashMap<(Bucket, String), VecDeque<OffsetDateTime>>,
+    window: Duration,
+}
+
+impl Default for RateLimiter {
+    fn default() -> Self {
+        RateLimiter {
+            hits: HashMap::new(),
+            window: Duration::seconds(WINDOW_SECONDS),
+        }
+    }
 }
 
 impl RateLimiter {
+    /// Sets the window length (the contract's is one minute, the default; a shorter one lets a
+    /// test exercise a client-side limiter's pacing in seconds, with the same budgets).
+    pub fn set_window(&mut self, window: Duration) {
+        self.window = window.max(Duration::SECOND);
+    }
+
+    /// The window length.
+    pub fn window(&self) -> Duration {
+        self.window
+    }
+
     /// Counts one request of `key` in `bucket` at `now`, or refuses it with 429
     /// `rate_limited` and `Retry-After` when the window is full (a refused request is not
     /// counted).
     pub fn hit(&mut self, bucket: Bucket, key: &str, now: OffsetDateTime) -> ApiResult<()> {
-        let window = Duration::seconds(WINDOW_SECONDS);
+        let window = self.window;
         let times = self.hits.entry((bucket, key.to_owned())).or_default();
         while times.front().is_some_and(|t| *t + window <= now) {
             times.pop_front();
@@ -94,8 +115,9 @@ impl RateLimiter {
             let wait = (oldest + window - now).as_seconds_f64().ceil() as u64;
             let mut error =
                 ApiError::new(StatusCode::TOO_MANY_REQUESTS, "rate_limited").describe(format!(
-                    "at most {} requests per minute; retry after the Retry-After header",
-                    bucket.limit()
+                    "at most {} requests per {} s; retry after the Retry-After header",
+                    bucket.limit(),
+                    window.whole_seconds()
                 ));
             error.retry_after = Some(wait.max(1));
             return Err(error);

@@ -12,7 +12,10 @@ const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] 
   --tls              serve HTTPS with a CA generated at start (its PEM is written next to the ready file or to a temp file)
   --ready-file PATH  once listening, write the endpoints as one JSON object to PATH
   --deny-loopback-notify
-                     refuse loopback notification targets at creation and delivery, as the real service does";
+                     refuse loopback notification targets at creation and delivery, as the real service does
+  --rate-limit-window SECONDS
+                     length of the per-client rate-limit windows (default 60, the contract's minute;
+                     budgets stay 60/300/30), so a client's pacing can be watched in seconds";
 
 struct Args {
     options: SandboxOptions,
@@ -41,6 +44,15 @@ fn parse_args() -> Result<Args, String> {
             }
             "--tls" => options.tls = true,
             "--deny-loopback-notify" => options.allow_loopback_notify = false,
+            "--rate-limit-window" => {
+                options.rate_limit_window_seconds = value("--rate-limit-window")?
+                    .parse()
+                    .ok()
+                    .filter(|s: &u32| *s >= 1)
+                    .ok_or_else(|| {
+                        "--rate-limit-window takes whole seconds, at least 1".to_string()
+                    })?
+            }
             "--ready-file" => ready_file = Some(PathBuf::from(value("--ready-file")?)),
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument {other}\n\n{USAGE}")),

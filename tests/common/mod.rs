@@ -79,6 +79,20 @@ impl Harness {
         }
     }
 
+    /// A sandbox started with `options`, and the client adjusted by `adjust`.
+    pub async fn start_with_options(
+        options: SandboxOptions,
+        adjust: impl FnOnce(Config) -> Config,
+    ) -> Harness {
+        let sandbox = Sandbox::start_with(options).await.expect("sandbox starts");
+        let client = Client::new(adjust(merchant_config(&sandbox))).expect("client builds");
+        Harness {
+            http: raw_http(None),
+            sandbox,
+            client,
+        }
+    }
+
     /// Another client on the same sandbox.
     pub fn client_with(&self, adjust: impl FnOnce(Config) -> Config) -> Client {
         Client::new(adjust(merchant_config(&self.sandbox))).expect("client builds")

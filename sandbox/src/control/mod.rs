@@ -97,9 +97,14 @@ async fn set_wallet(
 
 /// POST /_sandbox/reset: every stored thing goes back to the seed (tokens, orders, payments,
 /// notifications, faults, request log, rate limits, pinned host names). The clock keeps its
-/// offset: it never runs back.
+/// offset: it never runs back, and the rate-limit window keeps its configured length.
 async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    *shared.world() = World::seeded();
+    {
+        let mut world = shared.world();
+        let window = world.limits.window();
+        *world = World::seeded();
+        world.limits.set_window(window);
+    }
     shared.dns.clear();
     Json(json!({ "reset": true }))
 }
