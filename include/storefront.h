@@ -122,13 +122,17 @@ enum sf_version_decision {
 };
 typedef uint32_t sf_version_decision;
 
+// A budget of the contract's "Limits" table.
+typedef struct LimitClass LimitClass;
+
 // A cancellation token. Created by `sf_cancel_token_new`, released by `sf_cancel_token_free`;
 // every function taking `const sf_cancel_token *` may be called from any thread at any time.
 typedef struct sf_cancel_token sf_cancel_token;
 
 // A client: configuration, one connection pool, the client-credentials token cache, and the
-// runtime its calls block on. Created by `sf_client_new`, released by `sf_client_free`. Every
-// function taking `const sf_client *` may be called from several threads at once.
+// runtime its calls block on. Created by `sf_client_new` or `sf_client_persistent`, released by
+// `sf_client_free`. Every function taking `const sf_client *` may be called from several
+// threads at once.
 typedef struct sf_client sf_client;
 
 // Details of a failed call. Created by the library and written to a caller's `error_out`;
@@ -343,8 +347,30 @@ sf_result sf_client_new(const char *config_json,
                         sf_client **client_out,
                         sf_error **error_out);
 
-// Releases a client created by `sf_client_new`. Accepts NULL. No call on the handle may be
-// running or start afterwards.
+// Like `sf_client_new`, but every call in this process with the same configuration (compared
+// after parsing: key order and spelled-out defaults do not matter; the client secret counts)
+// gets a handle to one shared client: one runtime, one connection pool, one token cache, which
+// live until the process ends. Meant for hosts that rebuild their objects per request (PHP-FPM,
+// per-request Python handlers): the token and connections outlive the request.
+//
+// On success `*client_out` receives a new handle owned by the caller; `sf_client_free` releases
+// only that handle, never the shared client. Thread-safe. Fork-aware: in a child process the
+// shared clients are rebuilt on first use (see `sf_client_free`). The configuration is only
+// kept as a SHA-256 hash for the lookup; the secret is never logged.
+//
+// # Safety
+// `config_json` must be NULL or a NUL-terminated string; `client_out` NULL or writable;
+// `error_out` NULL or writable.
+sf_result sf_client_persistent(const char *config_json,
+                               sf_client **client_out,
+                               sf_error **error_out);
+
+// Releases a handle from `sf_client_new` or `sf_client_persistent`. Accepts NULL. No call on
+// the handle may be running or start afterwards. For `sf_client_new` this releases the client
+// (its runtime, connections and token); for `sf_client_persistent` only this handle: the
+// shared client stays for the process's later `sf_client_persistent` calls. In a process
+// forked after the client was made, the inherited runtime is left alone (its threads exist
+// only in the parent), never waited for.
 //
 // # Safety
 // `client` must be NULL or a handle from `sf_client_new` that was not freed before.

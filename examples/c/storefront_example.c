@@ -469,6 +469,22 @@ static void host_demo(sf_client *client, const char *config) {
     /* Outside the scope the thread's calls run again. */
     result = sf_client_authenticate(client, &output, &error);
     ok("sf_client_authenticate after the scope", result, output, error);
+    error = NULL;
+
+    /* Persistent clients: every handle for this configuration shares one runtime, connection
+     * pool and token, which outlive the handles (a PHP request frees its handle at its end). */
+    for (int i = 0; i < 2; i++) {
+        sf_client *shared = NULL;
+        result = sf_client_persistent(config, &shared, &error);
+        if (result != SF_RESULT_OK) {
+            report("sf_client_persistent", result, error);
+            return;
+        }
+        result = sf_client_authenticate(shared, &output, &error);
+        ok("sf_client_authenticate (persistent)", result, output, error);
+        error = NULL;
+        sf_client_free(shared); /* releases this handle only */
+    }
 }
 
 int main(int argc, char **argv) {

@@ -33,7 +33,7 @@ pub unsafe extern "C" fn sf_merchant_profile_get(
         // SAFETY: caller contract of this export.
         let (client, token) =
             unsafe { (client_arg(client)?, opt_str_arg(user_token, "user_token")?) };
-        let core = client.core();
+        let core = client.core()?;
         let profile = match token {
             Some(token) => client.run(core.user(token).merchant_profile())?,
             None => client.run(core.merchant_profile())?,
@@ -70,7 +70,7 @@ pub unsafe extern "C" fn sf_products_list(
             // SAFETY: caller contract of this export.
             unsafe { json_arg(query_json, "query_json") }?
         };
-        let core = client.core();
+        let core = client.core()?;
         let page = match token {
             Some(token) => client.run(core.user(token).list_products(&query))?,
             None => client.run(core.list_products(&query))?,
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn sf_userinfo_get(
         let out = OutString::new(userinfo_json_out, "userinfo_json_out")?;
         // SAFETY: caller contract of this export.
         let (client, token) = unsafe { (client_arg(client)?, str_arg(user_token, "user_token")?) };
-        let claims = client.run(client.core().user(token).userinfo())?;
+        let claims = client.run(client.core()?.user(token).userinfo())?;
         out.write_json(&claims)
     })
 }
@@ -129,7 +129,7 @@ pub unsafe extern "C" fn sf_order_create(
         let (client, token) = unsafe { (client_arg(client)?, str_arg(user_token, "user_token")?) };
         // SAFETY: caller contract of this export.
         let request: CreateOrderRequest = unsafe { json_arg(request_json, "request_json") }?;
-        let created = client.run_never_resent(client.core().user(token).create_order(&request))?;
+        let created = client.run_never_resent(client.core()?.user(token).create_order(&request))?;
         out.write_json(&created)
     })
 }
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn sf_order_get(
                 str_arg(order_no, "order_no")?,
             )
         };
-        let order = client.run(client.core().user(token).get_order(order_no))?;
+        let order = client.run(client.core()?.user(token).get_order(order_no))?;
         out.write_json(&order)
     })
 }
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn sf_payment_start(
         };
         let start = client.run_never_resent(
             client
-                .core()
+                .core()?
                 .user(token)
                 .start_payment(order_no, payment_no),
         )?;
@@ -231,7 +231,7 @@ pub unsafe extern "C" fn sf_payment_status(
                 str_arg(order_no, "order_no")?,
             )
         };
-        let status = client.run(client.core().user(token).payment_status(order_no))?;
+        let status = client.run(client.core()?.user(token).payment_status(order_no))?;
         out.write_json(&serde_json::json!({ "status": status.code() }))
     })
 }
@@ -267,7 +267,7 @@ pub unsafe extern "C" fn sf_payment_wait(
                 str_arg(order_no, "order_no")?,
             )
         };
-        let outcome = client.run(client.core().user(token).wait_for_payment(
+        let outcome = client.run(client.core()?.user(token).wait_for_payment(
             order_no,
             Duration::from_millis(interval_ms),
             Duration::from_millis(timeout_ms),

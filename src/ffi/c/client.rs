@@ -1,7 +1,10 @@
 //! `sf_client`: a core [`Client`] plus the tokio runtime its calls block on.
 
+use std::collections::HashMap;
 use std::ffi::c_char;
 use std::future::Future;
+use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::{Arc, Mutex, TryLockError};
 
 use crate::{Client, Config};
 
@@ -12,12 +15,114 @@ use super::io::{Out, OutString, json_arg};
 use super::result::sf_result;
 
 /// A client: configuration, one connection pool, the client-credentials token cache, and the
-/// runtime its calls block on. Created by `sf_client_new`, released by `sf_client_free`. Every
-/// function taking `const sf_client *` may be called from several threads at once.
+/// runtime its calls block on. Created by `sf_client_new` or `sf_client_persistent`, released by
+/// `sf_client_free`. Every function taking `const sf_client *` may be called from several
+/// threads at once.
 #[allow(non_camel_case_types)]
 pub struct sf_client {
+    shared: Arc<Shared>,
+}
+
+/// What a handle points to: the saved configuration and the live client of the current
+/// process. Persistent handles with the same configuration share one.
+pub(crate) struct Shared {
+    config: Config,
+    /// The [`Live`] client of the process that made it. Replaced (never freed: see
+    /// [`Shared::live`]) when a call finds it was made by another process, i.e. the handle was
+    /// inherited through `fork()`.
+    live: AtomicPtr<Live>,
+}
+
+/// A core client and the runtime it runs on, made by the process `pid`.
+struct Live {
+    pid: u32,
     client: Client,
     runtime: tokio::runtime::Runtime,
+}
+
+impl Live {
+    fn start(config: &Config) -> Result<Live, Failure> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("storefront-ffi")
+            .enable_all()
+            .build()
+            .map_err(|e| Failure::new(sf_result::Other, format!("cannot start runtime: {e}")))?;
+        // reqwest's client must be built inside a runtime context.
+        let client = {
+            let _entered = runtime.enter();
+            Client::new(config.clone())?
+        };
+        Ok(Live {
+            pid: std::process::id(),
+            client,
+            runtime,
+        })
+    }
+
+    /// Releases a live client: shut down in the process that made it; in a forked child,
+    /// forgotten, because its runtime's worker threads and the token cache's waiters exist only
+    /// in the parent and dropping it would wait for them for ever.
+    fn release(self: Box<Live>) {
+        if self.pid == std::process::id() {
+            let Live {
+                client, runtime, ..
+            } = *self;
+            drop(client);
+            // Connection tasks are detached: do not wait for them on the caller's thread.
+            runtime.shutdown_background();
+        } else {
+            std::mem::forget(self);
+        }
+    }
+}
+
+impl Shared {
+    fn new(config: Config) -> Result<Arc<Shared>, Failure> {
+        let live = Box::new(Live::start(&config)?);
+        Ok(Arc::new(Shared {
+            config,
+            live: AtomicPtr::new(Box::into_raw(live)),
+        }))
+    }
+
+    /// The live client of the calling process. In a process forked after the live client was
+    /// made, a fresh runtime, HTTP client and token cache are built from the saved configuration
+    /// and the inherited ones are left untouched (leaked): a lock or a worker thread of the
+    /// parent would otherwise never be released in the child. No lock is taken, so a lock held
+    /// by a parent thread at the fork cannot block the child.
+    fn live(&self) -> Result<&Live, Failure> {
+        let pid = std::process::id();
+        loop {
+            let current = self.live.load(Ordering::Acquire);
+            // SAFETY: `live` always holds a pointer from Box::into_raw that is freed only when
+            // the Shared is dropped; replaced pointers are never freed.
+            let live = unsafe { &*current };
+            if live.pid == pid {
+                return Ok(live);
+            }
+            let fresh = Box::into_raw(Box::new(Live::start(&self.config)?));
+            match self
+                .live
+                .compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire)
+            {
+                // The inherited live client is leaked on purpose (see `Live::release`).
+                // SAFETY: just installed; freed only with the Shared.
+                Ok(_) => return Ok(unsafe { &*fresh }),
+                // Another thread of this process won the race: use its client.
+                // SAFETY: `fresh` was never shared.
+                Err(_) => unsafe { Box::from_raw(fresh) }.release(),
+            }
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        let live = *self.live.get_mut();
+        // SAFETY: the last owner frees the current live client once.
+        unsafe { Box::from_raw(live) }.release();
+    }
 }
 
 impl sf_client {
@@ -45,7 +150,7 @@ impl sf_client {
         call: impl Future<Output = crate::Result<T>>,
         resent: Resent,
     ) -> Result<T, Failure> {
-        match block_on_cancellable(&self.runtime, call) {
+        match block_on_cancellable(&self.shared.live()?.runtime, call) {
             Ok(outcome) => outcome.map_err(Failure::from),
             Err(Cancelled::BeforeStart) => Err(Failure::new(
                 sf_result::Cancelled,
@@ -64,9 +169,15 @@ impl sf_client {
         }
     }
 
-    /// The core client.
-    pub(crate) fn core(&self) -> &Client {
-        &self.client
+    /// Whether two handles share one client (persistent handles of one configuration).
+    #[cfg(test)]
+    pub(crate) fn shares_with(&self, other: &sf_client) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// The core client of the calling process (rebuilt after a `fork()`, see [`Shared::live`]).
+    pub(crate) fn core(&self) -> Result<&Client, Failure> {
+        Ok(&self.shared.live()?.client)
     }
 }
 
@@ -112,24 +223,122 @@ pub unsafe extern "C" fn sf_client_new(
         let out = Out::new(client_out, "client_out")?;
         // SAFETY: caller contract of this export.
         let config: Config = unsafe { json_arg(config_json, "config_json") }?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .thread_name("storefront-ffi")
-            .enable_all()
-            .build()
-            .map_err(|e| Failure::new(sf_result::Other, format!("cannot start runtime: {e}")))?;
-        // reqwest's client must be built inside a runtime context.
-        let client = {
-            let _entered = runtime.enter();
-            Client::new(config)?
-        };
-        out.write(Box::into_raw(Box::new(sf_client { client, runtime })));
+        let shared = Shared::new(config)?;
+        out.write(Box::into_raw(Box::new(sf_client { shared })));
         Ok(())
     })
 }
 
-/// Releases a client created by `sf_client_new`. Accepts NULL. No call on the handle may be
-/// running or start afterwards.
+/// The persistent clients of one process, keyed by the SHA-256 of their whole configuration.
+struct Registry {
+    pid: u32,
+    clients: Mutex<HashMap<[u8; 32], Arc<Shared>>>,
+}
+
+/// The current process's registry; replaced (the old one leaked) in a forked child.
+static REGISTRY: AtomicPtr<Registry> = AtomicPtr::new(std::ptr::null_mut());
+
+/// The registry of the calling process. A child of `fork()` gets a new one holding the parent's
+/// entries (whose live clients are rebuilt on first use, see [`Shared::live`]), or none when a
+/// parent thread held the registry's lock at the fork.
+fn registry() -> &'static Registry {
+    let pid = std::process::id();
+    loop {
+        let current = REGISTRY.load(Ordering::Acquire);
+        // SAFETY: registries are never freed.
+        if let Some(registry) = unsafe { current.as_ref() }
+            && registry.pid == pid
+        {
+            return registry;
+        }
+        // SAFETY: as above.
+        let inherited = match unsafe { current.as_ref() }.map(|r| r.clients.try_lock()) {
+            Some(Ok(clients)) => clients.clone(),
+            Some(Err(TryLockError::Poisoned(poisoned))) => poisoned.into_inner().clone(),
+            // Held by a thread that does not exist in this process: it stays locked.
+            Some(Err(TryLockError::WouldBlock)) | None => HashMap::new(),
+        };
+        let fresh = Box::into_raw(Box::new(Registry {
+            pid,
+            clients: Mutex::new(inherited),
+        }));
+        match REGISTRY.compare_exchange(current, fresh, Ordering::AcqRel, Ordering::Acquire) {
+            // SAFETY: installed, never freed.
+            Ok(_) => return unsafe { &*fresh },
+            // SAFETY: `fresh` was never shared.
+            Err(_) => drop(unsafe { Box::from_raw(fresh) }),
+        }
+    }
+}
+
+/// The registry key of a configuration: SHA-256 over every setting (the parsed configuration,
+/// defaults filled in, so key order and spelled-out defaults do not matter) and the client
+/// secret. Only the hash is kept; the secret is never part of a string key or a log.
+fn config_key(config: &Config) -> [u8; 32] {
+    let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
+    // `Debug` shows every setting and redacts the secret, which is hashed on its own.
+    digest.update(format!("{config:?}").as_bytes());
+    digest.update(&[0]);
+    if let Some(secret) = &config.client_secret {
+        digest.update(&[1]);
+        digest.update(secret.expose().as_bytes());
+    }
+    let mut key = [0u8; 32];
+    key.copy_from_slice(digest.finish().as_ref());
+    key
+}
+
+/// Like `sf_client_new`, but every call in this process with the same configuration (compared
+/// after parsing: key order and spelled-out defaults do not matter; the client secret counts)
+/// gets a handle to one shared client: one runtime, one connection pool, one token cache, which
+/// live until the process ends. Meant for hosts that rebuild their objects per request (PHP-FPM,
+/// per-request Python handlers): the token and connections outlive the request.
+///
+/// On success `*client_out` receives a new handle owned by the caller; `sf_client_free` releases
+/// only that handle, never the shared client. Thread-safe. Fork-aware: in a child process the
+/// shared clients are rebuilt on first use (see `sf_client_free`). The configuration is only
+/// kept as a SHA-256 hash for the lookup; the secret is never logged.
+///
+/// # Safety
+/// `config_json` must be NULL or a NUL-terminated string; `client_out` NULL or writable;
+/// `error_out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sf_client_persistent(
+    config_json: *const c_char,
+    client_out: *mut *mut sf_client,
+    error_out: *mut *mut sf_error,
+) -> sf_result {
+    boundary::call(error_out, || {
+        let out = Out::new(client_out, "client_out")?;
+        // SAFETY: caller contract of this export.
+        let config: Config = unsafe { json_arg(config_json, "config_json") }?;
+        let key = config_key(&config);
+        let registry = registry();
+        let shared = {
+            let mut clients = registry
+                .clients
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            match clients.get(&key) {
+                Some(shared) => Arc::clone(shared),
+                None => {
+                    let shared = Shared::new(config)?;
+                    clients.insert(key, Arc::clone(&shared));
+                    shared
+                }
+            }
+        };
+        out.write(Box::into_raw(Box::new(sf_client { shared })));
+        Ok(())
+    })
+}
+
+/// Releases a handle from `sf_client_new` or `sf_client_persistent`. Accepts NULL. No call on
+/// the handle may be running or start afterwards. For `sf_client_new` this releases the client
+/// (its runtime, connections and token); for `sf_client_persistent` only this handle: the
+/// shared client stays for the process's later `sf_client_persistent` calls. In a process
+/// forked after the client was made, the inherited runtime is left alone (its threads exist
+/// only in the parent), never waited for.
 ///
 /// # Safety
 /// `client` must be NULL or a handle from `sf_client_new` that was not freed before.
@@ -137,12 +346,10 @@ pub unsafe extern "C" fn sf_client_new(
 pub unsafe extern "C" fn sf_client_free(client: *mut sf_client) {
     boundary::value((), || {
         if !client.is_null() {
-            // SAFETY: created by Box::into_raw in `sf_client_new`; freed once by the caller.
-            let client = unsafe { Box::from_raw(client) };
-            let sf_client { client, runtime } = *client;
-            drop(client);
-            // Connection tasks are detached: do not wait for them on the caller's thread.
-            runtime.shutdown_background();
+            // SAFETY: created by Box::into_raw in `sf_client_new` or `sf_client_persistent`;
+            // freed once by the caller. Dropping the handle releases its reference; the shared
+            // client goes when its last reference does (never, for a persistent client).
+            drop(unsafe { Box::from_raw(client) });
         }
     })
 }
@@ -166,7 +373,7 @@ pub unsafe extern "C" fn sf_client_authenticate(
         let out = OutString::new(granted_json_out, "granted_json_out")?;
         // SAFETY: caller contract of this export.
         let client = unsafe { client_arg(client) }?;
-        let granted = client.run(client.core().authenticate())?;
+        let granted = client.run(client.core()?.authenticate())?;
         out.write_json(&granted)
     })
 }

@@ -28,7 +28,7 @@ pub unsafe extern "C" fn sf_channels_list(
         let out = OutString::new(channels_json_out, "channels_json_out")?;
         // SAFETY: caller contract of this export.
         let client = unsafe { client_arg(client) }?;
-        let items = client.run(client.core().list_channels())?;
+        let items = client.run(client.core()?.list_channels())?;
         out.write_json(&serde_json::json!({ "items": items }))
     })
 }
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn sf_merchant_payment_create(
         let client = unsafe { client_arg(client) }?;
         // SAFETY: caller contract of this export.
         let request: CreateMerchantPayment = unsafe { json_arg(request_json, "request_json") }?;
-        let created = client.run(client.core().create_merchant_payment(&request))?;
+        let created = client.run(client.core()?.create_merchant_payment(&request))?;
         out.write_json(&created)
     })
 }
@@ -84,7 +84,7 @@ pub unsafe extern "C" fn sf_merchant_payment_get(
         let out = OutString::new(payment_json_out, "payment_json_out")?;
         // SAFETY: caller contract of this export.
         let (client, order_no) = unsafe { (client_arg(client)?, str_arg(order_no, "order_no")?) };
-        let payment = client.run(client.core().get_merchant_payment(order_no))?;
+        let payment = client.run(client.core()?.get_merchant_payment(order_no))?;
         out.write_json(&payment)
     })
 }
@@ -111,7 +111,7 @@ pub unsafe extern "C" fn sf_merchant_payments_list(
         let client = unsafe { client_arg(client) }?;
         // SAFETY: caller contract of this export.
         let query: ListMerchantPaymentsQuery = unsafe { json_arg(query_json, "query_json") }?;
-        let items = client.run(client.core().list_merchant_payments(&query))?;
+        let items = client.run(client.core()?.list_merchant_payments(&query))?;
         out.write_json(&serde_json::json!({ "items": items }))
     })
 }
@@ -137,7 +137,7 @@ pub unsafe extern "C" fn sf_notification_records_list(
         // SAFETY: caller contract of this export.
         let (client, order_no) = unsafe { (client_arg(client)?, str_arg(order_no, "order_no")?) };
         let limit = (limit != 0).then_some(limit);
-        let items = client.run(client.core().list_notification_records(order_no, limit))?;
+        let items = client.run(client.core()?.list_notification_records(order_no, limit))?;
         out.write_json(&serde_json::json!({ "items": items }))
     })
 }
@@ -168,7 +168,7 @@ pub unsafe extern "C" fn sf_notification_requeue(
                 str_arg(event_id, "event_id")?,
             )
         };
-        let accepted = client.run(client.core().retry_notification(order_no, event_id))?;
+        let accepted = client.run(client.core()?.retry_notification(order_no, event_id))?;
         out.write_json(&accepted)
     })
 }

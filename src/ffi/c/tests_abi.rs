@@ -175,6 +175,12 @@ fn exports() -> Vec<Export> {
             sf_client_new(p(a[0]), m(a[1]), e)
         }),
         ex(
+            "sf_client_persistent",
+            &[Json, Out],
+            &["CONFIG"],
+            |a, e| unsafe { sf_client_persistent(p(a[0]), m(a[1]), e) },
+        ),
+        ex(
             "sf_client_authenticate",
             &[Client, Out],
             &[],

@@ -371,3 +371,194 @@ fn a_cancelled_order_creation_says_the_outcome_is_unknown() {
         sf_client_free(client);
     }
 }
+
+/// `GET` on a sandbox control endpoint, returning the JSON answer.
+fn control_get(env: &Env, path_and_query: &str) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let address = env.sandbox.address();
+    let mut stream = std::net::TcpStream::connect(address).unwrap();
+    write!(
+        stream,
+        "GET {}{path_and_query} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n",
+        seed::CONTROL_PREFIX
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 2"), "{head}\n{body}");
+    serde_json::from_str(body).unwrap()
+}
+
+/// How many token requests the sandbox received.
+fn token_requests(env: &Env) -> usize {
+    let all = control_get(env, "/requests?method=POST");
+    all.as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["path"] == seed::TOKEN_PATH)
+        .count()
+}
+
+fn persistent(config: &CString) -> *mut sf_client {
+    let mut client = ptr::null_mut();
+    let mut error = ptr::null_mut();
+    let r = unsafe { sf_client_persistent(config.as_ptr(), &mut client, &mut error) };
+    assert_eq!(r, sf_result::Ok, "{:?}", error_json(error));
+    assert!(!client.is_null());
+    client
+}
+
+/// Rule (issue 9 item 4): persistent handles of one configuration share one client: five calls
+/// through five handles (freed in between, as a PHP request would) make one token request; key
+/// order does not matter; another configuration (another secret) is another client.
+#[test]
+fn persistent_handles_share_one_client_and_its_token() {
+    let env = Env::start();
+    let config = env.config_json();
+    let base = token_requests(&env);
+    let first = persistent(&config);
+    for _ in 0..5 {
+        let handle = persistent(&config);
+        assert_ne!(handle, first);
+        assert!(unsafe { &*handle }.shares_with(unsafe { &*first }));
+        let mut out = ptr::null_mut();
+        let mut error = ptr::null_mut();
+        let r = unsafe { sf_channels_list(handle, &mut out, &mut error) };
+        assert_eq!(r, sf_result::Ok, "{:?}", error_json(error));
+        take(out);
+        unsafe { sf_client_free(handle) };
+    }
+    assert_eq!(token_requests(&env) - base, 1, "one token for five calls");
+
+    // The same settings in another key order (and a default spelled out) share it too.
+    let mut value: serde_json::Value = serde_json::from_str(config.to_str().unwrap()).unwrap();
+    value["max_response_bytes"] = serde_json::json!(4 * 1024 * 1024);
+    let reordered: std::collections::BTreeMap<String, serde_json::Value> =
+        serde_json::from_value(value.clone()).unwrap();
+    let reordered = c(&serde_json::to_string(&reordered).unwrap());
+    let same = persistent(&reordered);
+    assert!(unsafe { &*same }.shares_with(unsafe { &*first }));
+    // Another secret is another client.
+    value["client_secret"] = serde_json::json!("another-secret");
+    let other = persistent(&c(&value.to_string()));
+    assert!(!unsafe { &*other }.shares_with(unsafe { &*first }));
+    // sf_client_new never shares.
+    let fresh = env.client();
+    assert!(!unsafe { &*fresh }.shares_with(unsafe { &*first }));
+    unsafe {
+        sf_client_free(same);
+        sf_client_free(other);
+        sf_client_free(fresh);
+        sf_client_free(first);
+    }
+    // Strict input applies here too.
+    let mut client = ptr::null_mut();
+    let mut error = ptr::null_mut();
+    let bad = c(&config
+        .to_str()
+        .unwrap()
+        .replacen('{', r#"{"atempt_timeout_ms":1,"#, 1));
+    let r = unsafe { sf_client_persistent(bad.as_ptr(), &mut client, &mut error) };
+    assert_eq!(r, sf_result::Validation);
+    assert_eq!(error_json(error).unwrap()["field"], "atempt_timeout_ms");
+    assert!(client.is_null());
+}
+
+unsafe extern "C" {
+    fn fork() -> i32;
+    fn waitpid(pid: i32, status: *mut i32, options: i32) -> i32;
+    fn kill(pid: i32, signal: i32) -> i32;
+    fn _exit(status: i32) -> !;
+}
+
+/// Forks; the child runs `child` and exits with its code (never returning to the test
+/// harness); the parent waits at most 20 s and returns the child's exit status.
+fn in_child(child: impl FnOnce() -> i32) -> i32 {
+    // SAFETY: the child only runs `child` (the library's calls) and `_exit`s.
+    let pid = unsafe { fork() };
+    assert!(pid >= 0, "fork failed");
+    if pid == 0 {
+        let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(child)).unwrap_or(98);
+        // SAFETY: ends the child without running the harness's exit handlers.
+        unsafe { _exit(code) };
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let mut status = 0;
+        // WNOHANG = 1
+        let done = unsafe { waitpid(pid, &mut status, 1) };
+        if done == pid {
+            // WIFEXITED: low 7 bits 0; WEXITSTATUS: bits 8-15.
+            return if status & 0x7f == 0 {
+                (status >> 8) & 0xff
+            } else {
+                200 + (status & 0x7f)
+            };
+        }
+        if Instant::now() > deadline {
+            unsafe { kill(pid, 9) };
+            unsafe { waitpid(pid, &mut status, 0) };
+            panic!("the forked child hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Rule (issue 9 item 3): a client (plain or persistent) used before `fork()` works in the child
+/// (fresh runtime, connections and token cache built from the saved configuration; nothing
+/// hangs) and still in the parent afterwards; freeing it in the child does not wait for the
+/// parent's threads.
+#[test]
+fn clients_survive_fork_in_child_and_parent() {
+    let env = Env::start();
+    let client = env.client();
+    let config = env.config_json();
+    let shared = persistent(&config);
+    let call = |client: *mut sf_client| {
+        let mut out = ptr::null_mut();
+        let mut error = ptr::null_mut();
+        let r = unsafe { sf_channels_list(client, &mut out, &mut error) };
+        if r == sf_result::Ok {
+            unsafe { super::io::sf_string_free(out) };
+        } else {
+            unsafe { super::error::sf_error_free(error) };
+        }
+        r
+    };
+    // Warm up both in the parent: runtimes running, tokens cached, connections pooled.
+    assert_eq!(call(client), sf_result::Ok);
+    assert_eq!(call(shared), sf_result::Ok);
+    let (client_word, shared_word) = (client as usize, shared as usize);
+    let status = in_child(move || {
+        let (client, shared) = (client_word as *mut sf_client, shared_word as *mut sf_client);
+        let mut code = 0;
+        if call(client) != sf_result::Ok {
+            code |= 1;
+        }
+        if call(shared) != sf_result::Ok {
+            code |= 2;
+        }
+        // A persistent handle made in the child shares the rebuilt client.
+        let again = persistent(&config);
+        if !unsafe { &*again }.shares_with(unsafe { &*shared }) || call(again) != sf_result::Ok {
+            code |= 4;
+        }
+        unsafe {
+            sf_client_free(again);
+            sf_client_free(shared);
+            sf_client_free(client);
+        }
+        code
+    });
+    assert_eq!(
+        status, 0,
+        "child failed (bits: 1 client, 2 persistent, 4 registry)"
+    );
+    assert_eq!(call(client), sf_result::Ok);
+    assert_eq!(call(shared), sf_result::Ok);
+    unsafe {
+        sf_client_free(shared);
+        sf_client_free(client);
+    }
+}
