@@ -145,6 +145,15 @@ typedef struct sf_error sf_error;
 // threads at once.
 typedef struct sf_webhook_verifier sf_webhook_verifier;
 
+// Receives one log record as a JSON line
+// `{"level":"debug","target":"storefront::transport","message":"request finished","fields":{...}}`
+// (no trailing newline). `json_line` is borrowed: valid only during the call; copy it to keep
+// it. Called from any thread of the library (runtime workers included), possibly several at
+// once; it must not block for long and must not unwind. Records logged by library calls made
+// from inside the callback are dropped.
+typedef void (*sf_log_callback)(void *user_data,
+                                const char *json_line);
+
 // Creates a cancellation token, not cancelled. Returns NULL only if memory cannot be
 // allocated (or on an internal panic).
 //
@@ -551,6 +560,37 @@ size_t sf_max_input_bytes(void);
 // Version of the library (the crate version), as a static NUL-terminated string. Not to be
 // freed.
 const char *sf_version(void);
+
+// Sends the library's log records (SDK events and request span closes: method, path template,
+// status, attempt, duration_ms, retry delay_ms; never a secret, token, checkout URL or query)
+// to `callback` for levels up to `max_level`: 1 error, 2 warn, 3 info, 4 debug (one record per
+// HTTP attempt), 5 trace. Replaces the previous callback; a NULL `callback` or `max_level` 0
+// removes it. `user_data` is passed back unchanged. The callback runs on the library's threads
+// (see `sf_log_callback`). After removing or replacing it, a call already running on another
+// thread may still finish; keep `user_data` valid until the library's calls have returned.
+// Process-wide; thread-safe. (When the process already has a Rust `tracing` subscriber, records
+// go there instead.)
+//
+// # Safety
+// `callback` must be NULL or a function safe to call from any thread with `user_data` until it
+// is replaced or removed.
+void sf_log_set_callback(sf_log_callback callback,
+                         void *user_data,
+                         uint32_t max_level);
+
+// Keeps the library's log records (as for `sf_log_set_callback`, levels up to `max_level`) in
+// a process-wide ring buffer of `capacity` lines, the oldest dropped first, for hosts that
+// cannot be called from other threads; read them with `sf_log_drain`. Calling it again
+// changes the level and capacity (keeping the newest lines); `max_level` 0 or `capacity` 0
+// disables the buffer and discards its lines. Independent of the callback. Thread-safe.
+void sf_log_buffer_enable(uint32_t max_level,
+                          size_t capacity);
+
+// Takes the lines buffered since the last drain (see `sf_log_buffer_enable`), oldest first,
+// separated by `\n` (no trailing newline), or NULL when there are none (or the buffer is
+// disabled). The returned string is owned by the caller and freed with `sf_string_free`.
+// Thread-safe.
+char *sf_log_drain(void);
 
 // Creates a verifier from a JSON array of secrets, e.g. `["new-secret", "old-secret"]`; a
 // signature by any of them is accepted. Empty secrets are ignored; none at all gives

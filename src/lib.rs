@@ -35,6 +35,7 @@ mod client;
 pub mod collection;
 mod config;
 mod error;
+pub mod log_sink;
 pub mod money;
 mod operation;
 mod params;

@@ -18,6 +18,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,7 +428,23 @@ static void argument_demo(sf_client *client) {
     sf_error_free(error);
 }
 
-/* Living inside a host (docs/c-abi-hosts.md): strict input and cancellation. */
+/* Log records handed to the callback, from any of the library's threads. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static int log_lines = 0;
+
+static void on_log(void *user_data, const char *json_line) {
+    (void)user_data;
+    /* json_line is borrowed for the call; a real host copies it into its logger. It never
+     * carries a secret, a token or a checkout URL. */
+    if (strstr(json_line, "\"level\"") != NULL) {
+        pthread_mutex_lock(&log_lock);
+        log_lines++;
+        pthread_mutex_unlock(&log_lock);
+    }
+}
+
+/* Living inside a host (docs/c-abi-hosts.md): strict input, cancellation, persistent clients
+ * and logs. */
 static void host_demo(sf_client *client, const char *config) {
     char strict[2300];
     char *output = NULL;
@@ -485,6 +502,26 @@ static void host_demo(sf_client *client, const char *config) {
         error = NULL;
         sf_client_free(shared); /* releases this handle only */
     }
+
+    /* Logs: a callback (any thread) and a drained buffer (for hosts without threads). */
+    sf_log_set_callback(on_log, NULL, 4);
+    sf_log_buffer_enable(4, 256);
+    result = sf_channels_list(client, &output, &error);
+    ok("sf_channels_list (logged)", result, output, error);
+    error = NULL;
+    sf_log_set_callback(NULL, NULL, 0);
+    output = sf_log_drain();
+    pthread_mutex_lock(&log_lock);
+    if (output == NULL || strstr(output, "storefront.request closed") == NULL || log_lines == 0 ||
+        strstr(output, "sbx_merchant_secret") != NULL) {
+        fprintf(stderr, "the logs must carry the request records and no secret\n");
+        failures++;
+    } else {
+        printf("logged %d records through the callback; buffer starts %.60s...\n", log_lines, output);
+    }
+    pthread_mutex_unlock(&log_lock);
+    sf_string_free(output);
+    sf_log_buffer_enable(0, 0);
 }
 
 int main(int argc, char **argv) {

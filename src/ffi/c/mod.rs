@@ -34,6 +34,7 @@ mod collection;
 mod convert;
 mod error;
 mod io;
+mod log;
 mod result;
 mod strict;
 mod webhook;

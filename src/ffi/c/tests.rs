@@ -26,7 +26,10 @@ fn exported_bodies() -> Vec<(String, String, String)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
-        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("tests.rs") {
+        let is_test = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("tests"));
+        if path.extension().is_none_or(|e| e != "rs") || is_test {
             continue;
         }
         let source = std::fs::read_to_string(&path).unwrap();
