@@ -23,12 +23,14 @@ final class HeaderTest extends TestCase
         preg_match_all('/\b(sf_[a-z0-9_]+)\b(?!\.)/', $sources, $used);
         // The error accessors are covered by sf_error_json, which carries every field.
         $accessors = ['sf_error_result', 'sf_error_http_status', 'sf_error_retry_after_ms', 'sf_error_message', 'sf_error_code', 'sf_error_description', 'sf_error_field'];
-        // Cancellation tokens serve hosts with threads (Python's asyncio, Ctrl-C); PHP has none.
+        // Cancellation tokens serve hosts with threads (Python's asyncio, Ctrl-C), and the log
+        // callback runs on the library's threads, which PHP cannot take: the wrapper uses the
+        // drain buffer (sf_log_buffer_enable, sf_log_drain) instead.
         $declared = array_values(array_filter(
-            array_diff(array_unique($declared[1]), $accessors),
+            array_diff(array_unique($declared[1]), [...$accessors, 'sf_log_set_callback']),
             fn ($name) => strncmp($name, 'sf_cancel_', 10) !== 0
         ));
-        $used = array_unique(array_filter($used[1], fn ($name) => !in_array($name, ['sf_error', 'sf_client', 'sf_webhook_verifier', 'sf_result', 'sf_version_decision', 'sf_cancel_token'], true)));
+        $used = array_unique(array_filter($used[1], fn ($name) => !in_array($name, ['sf_error', 'sf_client', 'sf_webhook_verifier', 'sf_result', 'sf_version_decision', 'sf_cancel_token', 'sf_log_callback'], true)));
         sort($declared);
         sort($used);
         $this->assertSame($declared, array_values($used));
