@@ -4,7 +4,8 @@ declare(strict_types=1);
 
 /*
  * storefront PHP example: verifies a webhook and walks the catalog flow (and a merchant payment)
- * against the standalone sandbox.
+ * against the standalone sandbox, with a persistent client (PHP-FPM), strict input and the
+ * library's log events sent to a PSR-3-style logger.
  *
  *   target/debug/storefront-sandbox --port 0 --ready-file /tmp/sbx.json &
  *   STOREFRONT_LIB=$PWD/target/debug/libstorefront.so php examples/php/storefront_example.php /tmp/sbx.json
@@ -84,6 +85,34 @@ function webhook_demo(): void
     }
 }
 
+/** A PSR-3-shaped logger (any object with log($level, $message, array $context) will do). */
+final class CountingLogger
+{
+    /** @var array<string, int> */
+    public array $levels = [];
+    public int $requests = 0;
+
+    /** @param array<string, mixed> $context */
+    public function log($level, $message, array $context = []): void
+    {
+        $this->levels[$level] = ($this->levels[$level] ?? 0) + 1;
+        if (isset($context['status'], $context['attempt'])) {
+            $this->requests++;
+        }
+    }
+}
+
+/** A misspelt key is refused with the key named; nothing is sent. */
+function strict_demo(array $config): void
+{
+    try {
+        new Client($config + ['atempt_timeout_ms' => 5000]);
+        check(false, 'a misspelt configuration key must be refused');
+    } catch (Storefront\ValidationException $e) {
+        echo "misspelt key refused: {$e->field()}\n";
+    }
+}
+
 function catalog_demo(array $ready, Client $client): void
 {
     echo 'merchant: ', $client->merchantProfile()['name'], "\n";
@@ -121,14 +150,22 @@ if ($argc !== 2) {
 $ready = json_decode((string) file_get_contents($argv[1]), true);
 echo 'storefront ', Storefront\Library::version(), " against {$ready['origin']}\n";
 webhook_demo();
-$client = new Client([
+$config = [
     'base_url' => $ready['base_url'],
     'token_endpoint' => $ready['token_endpoint'],
     'userinfo_endpoint' => $ready['userinfo_endpoint'],
     'client_id' => 'sbx_merchant_client',
     'client_secret' => 'sbx_merchant_secret_9f2c41d7a8e64b0c',
     'allow_insecure_loopback' => true,
-]);
+];
+strict_demo($config);
+$logger = new CountingLogger();
+Storefront\Logging::toLogger($logger, 'debug');
+// Under PHP-FPM a persistent client serves every request of the worker with one token.
+$client = Client::persistent($config);
 catalog_demo($ready, $client);
 merchant_demo($ready, $client);
+Storefront\Logging::flush();
+check($logger->requests > 0, 'request events reached the logger');
+echo "logged {$logger->requests} request events (", implode(', ', array_map(fn ($l, $n) => "$l $n", array_keys($logger->levels), $logger->levels)), ")\n";
 echo "all checks passed\n";
