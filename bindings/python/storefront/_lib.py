@@ -29,6 +29,8 @@ from pathlib import Path
 from typing import Optional
 
 c_result = c_uint32
+#: ``typedef void (*sf_log_callback)(void *user_data, const char *json_line)``
+LOG_CALLBACK = ctypes.CFUNCTYPE(None, c_void_p, c_char_p)
 _p = POINTER(c_void_p)  # out-parameter for a handle, a string or an error
 
 # name -> (argument types, return type); kept in the header's order. A test compares this table
@@ -53,6 +55,7 @@ SIGNATURES = {
     "sf_cancel_scope_enter": ([c_void_p], None),
     "sf_cancel_scope_exit": ([], None),
     "sf_client_new": ([c_char_p, _p, _p], c_result),
+    "sf_client_persistent": ([c_char_p, _p, _p], c_result),
     "sf_client_free": ([c_void_p], None),
     "sf_client_authenticate": ([c_void_p, _p, _p], c_result),
     "sf_merchant_profile_get": ([c_void_p, c_char_p, _p, _p], c_result),
@@ -83,6 +86,9 @@ SIGNATURES = {
     "sf_webhook_sign": ([c_char_p, c_int64, c_void_p, c_size_t, _p, _p], c_result),
     "sf_payment_expectation_check": ([c_char_p, c_char_p, _p], c_result),
     "sf_status_version_decision": ([c_int64, c_uint64], c_uint32),
+    "sf_log_set_callback": ([LOG_CALLBACK, c_void_p, c_uint32], None),
+    "sf_log_buffer_enable": ([c_uint32, c_size_t], None),
+    "sf_log_drain": ([], c_void_p),
 }
 
 # Functions a library older than this wrapper may lack: the wrapper then does without them

@@ -10,7 +10,6 @@ its address) and the callback is unset at interpreter exit, before Python can no
 from __future__ import annotations
 
 import atexit
-import ctypes
 import json
 import logging
 import os
@@ -19,8 +18,7 @@ from typing import Any, Dict, Mapping, Optional
 
 from . import _lib
 
-#: ``typedef void (*sf_log_callback)(void *user_data, const char *json_line)``
-LOG_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p)
+LOG_CALLBACK = _lib.LOG_CALLBACK
 
 #: Library level numbers (1 error ... 5 trace) and names -> ``logging`` levels.
 TRACE = 5
@@ -152,7 +150,7 @@ def disable_logging() -> None:
     with _state_lock:
         if _logger is None:
             return
-        _lib.lib().sf_log_set_callback(None, None, 0)
+        _lib.lib().sf_log_set_callback(LOG_CALLBACK(), None, 0)  # NULL: removed
         _logger = None
 
 

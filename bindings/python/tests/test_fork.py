@@ -217,3 +217,44 @@ def test_gunicorn_style_preload_with_forked_workers(sandbox, warm):
     assert run.returncode == 0, run.stderr
     outcome = json.loads(run.stdout.strip().splitlines()[-1])
     assert outcome == {"codes": [0, 0, 0, 0], "hung": 0, "master": MERCHANT_NO}, run.stderr
+
+
+def test_persistent_client_made_before_fork_works_in_the_child(sandbox):
+    with storefront.Client.persistent(sandbox.config()) as shared:
+        shared.merchant_profile()
+
+        def child() -> str:
+            with storefront.Client.persistent(sandbox.config()) as again:
+                again.merchant_profile()
+            return shared.merchant_profile()["merchant_no"]
+
+        assert in_child(child) == MERCHANT_NO
+        assert shared.merchant_profile()["merchant_no"] == MERCHANT_NO
+
+
+def test_logging_reaches_the_logger_in_a_forked_child(sandbox, client):
+    import logging
+
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    logger = logging.getLogger("storefront-fork-test")
+    logger.propagate = False
+    handler = Keep()
+    logger.addHandler(handler)
+    storefront.enable_logging(logger=logger, level=logging.DEBUG)
+    try:
+        client.merchant_profile()
+
+        def child() -> list:
+            del records[:]
+            client.merchant_profile()
+            return sorted({getattr(r, "path", "") for r in records})
+
+        assert "/openapi/v1/merchant" in in_child(child)
+    finally:
+        storefront.disable_logging()
+        logger.removeHandler(handler)

@@ -18,6 +18,7 @@ C_TYPES = {
     "int64_t": ctypes.c_int64,
     "size_t": ctypes.c_size_t,
     "bool": ctypes.c_bool,
+    "sf_log_callback": _lib.LOG_CALLBACK,
     "void": None,
 }
 
