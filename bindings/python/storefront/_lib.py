@@ -110,6 +110,7 @@ OPTIONAL = frozenset(
 
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
+_available: frozenset = frozenset()
 
 
 def _after_fork_in_child() -> None:
@@ -140,7 +141,7 @@ def _candidates() -> list:
 
 def lib() -> ctypes.CDLL:
     """The loaded library with every signature declared (loaded once, thread-safe)."""
-    global _lib
+    global _lib, _available
     with _lock:
         if _lib is None:
             tried = _candidates()
@@ -159,19 +160,33 @@ def lib() -> ctypes.CDLL:
                         " STOREFRONT_LIB to the library's path)"
                     )
                 )
+            available = set()
             for name, (argtypes, restype) in SIGNATURES.items():
                 if name in OPTIONAL and not hasattr(loaded, name):
                     continue
                 function = getattr(loaded, name)
                 function.argtypes = argtypes
                 function.restype = restype
+                available.add(name)
+            _available = frozenset(available)
             _lib = loaded
         return _lib
 
 
 def has(name: str) -> bool:
     """Whether the loaded library exports ``name`` (declared in ``SIGNATURES``)."""
-    return name in SIGNATURES and hasattr(lib(), name)
+    if _lib is None:
+        lib()
+    return name in _available
+
+
+def require(name: str, feature: str) -> None:
+    """Raises a clear error when the loaded library (older than this package) lacks ``name``."""
+    if not has(name):
+        raise RuntimeError(
+            f"{feature} needs a storefront library with {name}(); the loaded one "
+            f"({lib().sf_version().decode()}) does not export it"
+        )
 
 
 def take_string(pointer: c_void_p) -> str:

@@ -132,6 +132,7 @@ def enable_logging(logger: Optional[logging.Logger] = None, level: int = logging
     if logger.level == logging.NOTSET or logger.level > level:
         logger.setLevel(level)
     library = _lib.lib()
+    _lib.require("sf_log_set_callback", "enable_logging")
     with _state_lock:
         _logger = logger
         if _callback is None:

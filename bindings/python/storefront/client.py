@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
+from . import _lib
 from ._call import call_handle, call_json, encode, run_blocking, to_json
 from ._handle import Handle
 from .inputs import (
@@ -36,6 +37,9 @@ from .models import (
     ProductPage,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .aio import AsyncClient
+
 
 class Client:
     """A storefront client: one connection pool, one client-credentials token cache and one
@@ -63,6 +67,8 @@ class Client:
     def __init__(self, config: ConfigLike, *, persistent: bool = False):
         wire = to_json(to_wire(Config, config))
         create = "sf_client_persistent" if persistent else "sf_client_new"
+        if persistent:
+            _lib.require(create, "a persistent client")
         self.is_persistent = persistent
         self._handle = Handle(call_handle(create, wire), "sf_client_free")
 
@@ -106,7 +112,7 @@ class Client:
         """A session for calls on behalf of the user whose authorized access token this is."""
         return UserSession(self, token)
 
-    def aio(self) -> Any:
+    def aio(self) -> "AsyncClient":
         """An :class:`storefront.aio.AsyncClient` over this client (same pool and token cache)."""
         from .aio import AsyncClient
 
