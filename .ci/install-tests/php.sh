@@ -3,7 +3,9 @@
 # into a fresh Composer project from a "path" repository (copied, no registry), then used with
 # no STOREFRONT_* variable: the example program against a standalone sandbox, and a webhook
 # receiver (the README's three lines) under `php -S`, loading the library with FFI::cdef
-# (ffi.enable=1) and preloaded under ffi.enable=preload (FFI::scope), as PHP-FPM runs it.
+# (ffi.enable=1) and preloaded under ffi.enable=preload (FFI::scope), as PHP-FPM runs it: a
+# signed notification verifies, a forged or malformed one gets 400, and a persistent client
+# created per request makes one token request for all the requests one process serves.
 set -euo pipefail
 source "$STOREFRONT_CI/install-tests/common.sh"
 no_rust_toolchain
@@ -139,10 +141,12 @@ cat >app/send.php <<'PHP'
 
 declare(strict_types=1);
 
-// php send.php URL SECRET: POSTs a status notification signed with SECRET; prints "STATUS BODY".
+// php send.php URL SECRET [malformed]: POSTs a status notification signed with SECRET (with
+// "malformed", its event id header is not UTF-8 and given twice); prints "STATUS BODY".
 require __DIR__ . '/vendor/autoload.php';
 
 [$script, $url, $secret] = $argv;
+$malformed = ($argv[3] ?? '') === 'malformed';
 $body = json_encode([
     'id' => 'EVT-42', 'type' => 'merchant_payment.status_changed', 'api_version' => 1,
     'created_at' => gmdate('Y-m-d\TH:i:s\Z'),
@@ -160,11 +164,31 @@ $headers = [
     "X-Service-Timestamp: $now",
     'X-Service-Signature: ' . Storefront\Webhook::sign($secret, $now, $body),
 ];
+if ($malformed) {
+    $headers[] = "X-Service-Event-ID: EVT-\xff";
+}
 $answer = file_get_contents($url, false, stream_context_create(['http' => [
     'method' => 'POST', 'header' => implode("\r\n", $headers), 'content' => $body,
     'ignore_errors' => true, 'timeout' => 30,
 ]]));
 echo explode(' ', $http_response_header[0] ?? 'HTTP/1.0 000')[1], ' ', $answer, "\n";
+PHP
+
+# A PHP-FPM-like front script: a persistent client per request, one call (prints the pid).
+cat >app/persistent.php <<'PHP'
+<?php
+
+declare(strict_types=1);
+
+require __DIR__ . '/vendor/autoload.php';
+
+$ready = json_decode((string) file_get_contents(__DIR__ . '/../ready.json'), true);
+$client = Storefront\Client::persistent([
+    'base_url' => $ready['base_url'], 'token_endpoint' => $ready['token_endpoint'],
+    'client_id' => 'sbx_merchant_client', 'client_secret' => 'sbx_merchant_secret_9f2c41d7a8e64b0c',
+    'allow_insecure_loopback' => true,
+]);
+echo getmypid(), ' ', $client->merchantProfile()['merchant_no'], ' ffi=', Storefront\Library::loadMode();
 PHP
 
 free_port() {
@@ -177,7 +201,7 @@ serve() {
   while [[ "$1" != -- ]]; do runner+=("$1"); shift; done
   shift
   port=$(free_port)
-  (cd app && exec "${runner[@]}" php "$@" -S "127.0.0.1:$port" receiver.php) >"$name.log" 2>&1 &
+  (cd app && exec "${runner[@]}" php "$@" -S "127.0.0.1:$port" "${ROUTER:-receiver.php}") >"$name.log" 2>&1 &
   servers+=($!)
   local pid=$!
   for _ in $(seq 1 100); do
@@ -189,20 +213,50 @@ serve() {
   cat "$name.log" >&2
   return 1
 }
-# expect NAME PATTERN SECRET: the answer to a notification signed with SECRET matches PATTERN.
+# expect NAME PATTERN SECRET [malformed]: the answer to a notification signed with SECRET
+# matches PATTERN.
 expect() {
   local answer
-  answer=$(cd app && php send.php "http://127.0.0.1:$port/hooks/storefront" "$3")
+  answer=$(cd app && php send.php "http://127.0.0.1:$port/hooks/storefront" "$3" ${4:-})
   [[ "$answer" =~ $2 ]] || { echo "receiver $1 answered: $answer" >&2; cat "$1.log" >&2; return 1; }
 }
 forged=whsec_forged_by_someone_else_0000000000
 receiver_checks() {  # NAME MODE
   check "receiver $1: a signed notification is verified (2xx, FFI $2)" expect "$1" "^2[0-9][0-9] verified EVT-42 ffi=$2\$" "$secret"
   check "receiver $1: a forged notification is refused (400)" expect "$1" '^400 rejected webhook_signature_mismatch$' "$forged"
+  check "receiver $1: a malformed notification is refused (400, not 500)" expect "$1" '^400 rejected ' "$secret" malformed
+}
+
+# token_requests: how many client-credentials token requests the sandbox has received.
+token_requests() {
+  php -r '
+    $ready = json_decode((string) file_get_contents($argv[1]), true);
+    $path = parse_url($ready["token_endpoint"], PHP_URL_PATH);
+    echo count(json_decode((string) file_get_contents($ready["control_url"] . "/requests?method=POST&path=" . rawurlencode($path)), true));
+  ' "$PWD/ready.json"
+}
+# persistent_checks NAME MODE: 3 requests to persistent.php served by one process (the server
+# started by `ROUTER=persistent.php serve NAME ...`) make one token request.
+persistent_one_token() {
+  local before after answer pids=()
+  before=$(token_requests)
+  for _ in 1 2 3; do
+    answer=$(php -r 'echo file_get_contents($argv[1]);' "http://127.0.0.1:$port/")
+    [[ "$answer" =~ ^([0-9]+)\ M10001\ ffi=$2$ ]] || { echo "persistent $1 answered: $answer" >&2; cat "$1.log" >&2; return 1; }
+    pids+=("${BASH_REMATCH[1]}")
+  done
+  after=$(token_requests)
+  [[ "${pids[0]}" == "${pids[1]}" && "${pids[1]}" == "${pids[2]}" ]] || { echo "persistent $1: served by ${pids[*]}" >&2; return 1; }
+  ((after - before == 1)) || { echo "persistent $1: $((after - before)) token requests for 3 requests" >&2; return 1; }
 }
 
 # 1. FFI::cdef: a web SAPI with ffi.enable=true, nothing preloaded.
 if serve cdef -- -d ffi.enable=1; then receiver_checks cdef cdef; else check "receiver cdef starts" false; fi
+if ROUTER=persistent.php serve persistent-cdef -- -d ffi.enable=1; then
+  check "persistent client (FFI cdef): 3 requests of one process, 1 token request" persistent_one_token persistent-cdef cdef
+else
+  check "persistent-cdef starts" false
+fi
 
 # 2. ffi.enable=preload (PHP-FPM's default) without preloading: FFI is refused, and the wrapper
 #    says how to preload.
@@ -243,6 +297,11 @@ if serve ffi-preload -- "${ffi_preload_options[@]}"; then
   receiver_checks ffi-preload scope
 else
   check "receiver ffi-preload starts" false
+fi
+if ROUTER=persistent.php serve persistent-preload -- "${ffi_preload_options[@]}"; then
+  check "persistent client (preloaded, FFI scope): 3 requests of one process, 1 token request" persistent_one_token persistent-preload scope
+else
+  check "persistent-preload starts" false
 fi
 
 echo "install-php: $passed passed, $failed failed"
