@@ -243,10 +243,26 @@ typedef void (*UniffiForeignFutureCompleteVoid)(uint64_t, UniffiForeignFutureRes
     );
 
 #endif
+#ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_SINK_METHOD0
+#define UNIFFI_FFIDEF_CALLBACK_INTERFACE_LOG_SINK_METHOD0
+typedef void (*UniffiCallbackInterfaceLogSinkMethod0)(uint64_t, RustBuffer, void* _Nonnull, 
+        RustCallStatus *_Nonnull uniffiCallStatus
+    );
+
+#endif
 #ifndef UNIFFI_FFIDEF_CALLBACK_INTERFACE_USER_TOKEN_PROVIDER_METHOD0
 #define UNIFFI_FFIDEF_CALLBACK_INTERFACE_USER_TOKEN_PROVIDER_METHOD0
 typedef void (*UniffiCallbackInterfaceUserTokenProviderMethod0)(uint64_t, RustBuffer, UniffiForeignFutureCompleteRustBuffer _Nonnull, uint64_t, UniffiForeignFutureDroppedCallbackStruct* _Nonnull
     );
+
+#endif
+#ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_LOG_SINK
+#define UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_LOG_SINK
+typedef struct UniffiVTableCallbackInterfaceLogSink {
+    UniffiCallbackInterfaceFree _Nonnull uniffiFree;
+    UniffiCallbackInterfaceClone _Nonnull uniffiClone;
+    UniffiCallbackInterfaceLogSinkMethod0 _Nonnull log;
+} UniffiVTableCallbackInterfaceLogSink;
 
 #endif
 #ifndef UNIFFI_FFIDEF_V_TABLE_CALLBACK_INTERFACE_USER_TOKEN_PROVIDER
@@ -413,6 +429,26 @@ void uniffi_storefront_fn_free_productcursor(uint64_t handle, RustCallStatus *_N
 uint64_t uniffi_storefront_fn_method_productcursor_next(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_LOGSINK
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_LOGSINK
+uint64_t uniffi_storefront_fn_clone_logsink(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_LOGSINK
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_LOGSINK
+void uniffi_storefront_fn_free_logsink(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_INIT_CALLBACK_VTABLE_LOGSINK
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_INIT_CALLBACK_VTABLE_LOGSINK
+void uniffi_storefront_fn_init_callback_vtable_logsink(const UniffiVTableCallbackInterfaceLogSink* _Nonnull vtable
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_LOGSINK_LOG
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_LOGSINK_LOG
+void uniffi_storefront_fn_method_logsink_log(uint64_t ptr, RustBuffer record, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_SECRET
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_SECRET
 uint64_t uniffi_storefront_fn_clone_secret(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -547,6 +583,11 @@ RustBuffer uniffi_storefront_fn_func_other_ipu_fields(RustBuffer product, RustCa
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 int8_t uniffi_storefront_fn_func_merchant_payment_status_is_paid(RustBuffer status, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SET_LOG_SINK
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SET_LOG_SINK
+void uniffi_storefront_fn_func_set_log_sink(RustBuffer sink, uint32_t max_level, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_AMOUNT_MINOR
@@ -873,6 +914,12 @@ uint16_t uniffi_storefront_checksum_func_merchant_payment_status_is_paid(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_SET_LOG_SINK
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_SET_LOG_SINK
+uint16_t uniffi_storefront_checksum_func_set_log_sink(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_FORMAT_AMOUNT_MINOR
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_FORMAT_AMOUNT_MINOR
 uint16_t uniffi_storefront_checksum_func_format_amount_minor(void
@@ -1062,6 +1109,12 @@ uint16_t uniffi_storefront_checksum_method_usersession_wait_for_payment(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_PRODUCTCURSOR_NEXT
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_PRODUCTCURSOR_NEXT
 uint16_t uniffi_storefront_checksum_method_productcursor_next(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_LOGSINK_LOG
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_LOGSINK_LOG
+uint16_t uniffi_storefront_checksum_method_logsink_log(void
     
 );
 #endif

@@ -16,6 +16,7 @@ mod error;
 mod ints;
 #[cfg(test)]
 mod lint;
+mod logging;
 mod money;
 mod operation;
 mod secret;

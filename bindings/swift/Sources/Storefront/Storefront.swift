@@ -471,6 +471,22 @@ private let UNIFFI_CALLBACK_UNEXPECTED_ERROR: Int32 = 2
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterUInt32: FfiConverterPrimitive {
+    typealias FfiType = UInt32
+    typealias SwiftType = UInt32
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> UInt32 {
+        return try lift(readInt(&buf))
+    }
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterInt32: FfiConverterPrimitive {
     typealias FfiType = Int32
     typealias SwiftType = Int32
@@ -1026,6 +1042,220 @@ public func FfiConverterTypeClient_lift(_ handle: UInt64) throws -> Client {
 #endif
 public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
     return FfiConverterTypeClient.lower(value)
+}
+
+
+
+
+
+
+/**
+ * Receives the SDK's log records. Implement it in Kotlin or Swift. Called on the SDK's own
+ * threads (tokio workers) as well as the caller's, possibly concurrently: do not block, and
+ * do not throw (a thrown exception is dropped).
+ */
+public protocol LogSink: AnyObject, Sendable {
+    
+    /**
+     * One record.
+     */
+    func log(record: LogRecord) 
+    
+}
+/**
+ * Receives the SDK's log records. Implement it in Kotlin or Swift. Called on the SDK's own
+ * threads (tokio workers) as well as the caller's, possibly concurrently: do not block, and
+ * do not throw (a thrown exception is dropped).
+ */
+open class LogSinkImpl: LogSink, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_logsink(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_logsink(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * One record.
+     */
+open func log(record: LogRecord)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_logsink_log(
+            self.uniffiCloneHandle(),
+        FfiConverterTypeLogRecord_lower(record),uniffiCallStatus
+    )
+}
+}
+    
+
+    
+}
+
+
+
+// Put the implementation in a struct so we don't pollute the top-level namespace
+fileprivate struct UniffiCallbackInterfaceLogSink {
+
+    // Create the VTable using a series of closures.
+    // Swift automatically converts these into C callback functions.
+    //
+    // Store the vtable directly.
+    static let vtable: UniffiVTableCallbackInterfaceLogSink = UniffiVTableCallbackInterfaceLogSink(
+        uniffiFree: { (uniffiHandle: UInt64) -> () in
+            do {
+                try FfiConverterTypeLogSink.handleMap.remove(handle: uniffiHandle)
+            } catch {
+                print("Uniffi callback interface LogSink: handle missing in uniffiFree")
+            }
+        },
+        uniffiClone: { (uniffiHandle: UInt64) -> UInt64 in
+            do {
+                return try FfiConverterTypeLogSink.handleMap.clone(handle: uniffiHandle)
+            } catch {
+                fatalError("Uniffi callback interface LogSink: handle missing in uniffiClone")
+            }
+        },
+        log: { (
+            uniffiHandle: UInt64,
+            record: RustBuffer,
+            uniffiOutReturn: UnsafeMutableRawPointer,
+            uniffiCallStatus: UnsafeMutablePointer<RustCallStatus>
+        ) in
+            let makeCall = {
+                () throws -> () in
+                guard let uniffiObj = try? FfiConverterTypeLogSink.handleMap.get(handle: uniffiHandle) else {
+                    throw UniffiInternalError.unexpectedStaleHandle
+                }
+                return uniffiObj.log(
+                     record: try FfiConverterTypeLogRecord_lift(record)
+                )
+            }
+
+            
+            let writeReturn = { () }
+            uniffiTraitInterfaceCall(
+                callStatus: uniffiCallStatus,
+                makeCall: makeCall,
+                writeReturn: writeReturn
+            )
+        }
+    )
+
+    // Rust stores this pointer for future callback invocations, so it must live
+    // for the process lifetime (not just for the init function call).
+    //
+    // `nonisolated(unsafe)` is needed under Swift 6 strict concurrency.
+    // This is safe because the pointee is initialized once during static init
+    // and never mutated by either side of the FFI.  Its fields are C function pointers.
+    nonisolated(unsafe) static let vtablePtr: UnsafePointer<UniffiVTableCallbackInterfaceLogSink> = {
+        let ptr = UnsafeMutablePointer<UniffiVTableCallbackInterfaceLogSink>.allocate(capacity: 1)
+        ptr.initialize(to: vtable)
+        return UnsafePointer(ptr)
+    }()
+}
+
+private func uniffiCallbackInitLogSink() {
+    uniffi_storefront_fn_init_callback_vtable_logsink(UniffiCallbackInterfaceLogSink.vtablePtr)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeLogSink: FfiConverter {
+    fileprivate static let handleMap = UniffiHandleMap<LogSink>()
+
+    typealias FfiType = UInt64
+    typealias SwiftType = LogSink
+
+    public static func lift(_ handle: UInt64) throws -> LogSink {
+        if ((handle & 1) == 0) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return LogSinkImpl(unsafeFromHandle: handle)
+        } else {
+            // Swift-generated handle, get the object from the handle map
+            return try handleMap.remove(handle: handle)
+        }
+    }
+
+    public static func lower(_ value: LogSink) -> UInt64 {
+         if let rustImpl = value as? LogSinkImpl {
+             // Rust-implemented object.  Clone the handle and return it
+            return rustImpl.uniffiCloneHandle()
+         } else {
+            // Swift object, generate a new vtable handle and return that.
+            return handleMap.insert(obj: value)
+         }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> LogSink {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: LogSink, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogSink_lift(_ handle: UInt64) throws -> LogSink {
+    return try FfiConverterTypeLogSink.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogSink_lower(_ value: LogSink) -> UInt64 {
+    return FfiConverterTypeLogSink.lower(value)
 }
 
 
@@ -3404,6 +3634,97 @@ public func FfiConverterTypeListMerchantPaymentsQuery_lift(_ buf: RustBuffer) th
 #endif
 public func FfiConverterTypeListMerchantPaymentsQuery_lower(_ value: ListMerchantPaymentsQuery) -> RustBuffer {
     return FfiConverterTypeListMerchantPaymentsQuery.lower(value)
+}
+
+
+/**
+ * One log record of the SDK. Never carries a secret, a token, a checkout URL or a query.
+ */
+public struct LogRecord: Equatable, Hashable {
+    /**
+     * 1 error, 2 warn, 3 info, 4 debug, 5 trace.
+     */
+    public var level: UInt32
+    /**
+     * The Rust module that logged (`storefront::transport`).
+     */
+    public var target: String
+    /**
+     * The event's message, or `"<span name> closed"` for a span close.
+     */
+    public var message: String
+    /**
+     * The record's fields as text: `method`, `path` (the path template), `status`, `attempt`,
+     * `duration_ms`, `delay_ms`, ...
+     */
+    public var fields: [String: String]
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * 1 error, 2 warn, 3 info, 4 debug, 5 trace.
+         */level: UInt32, 
+        /**
+         * The Rust module that logged (`storefront::transport`).
+         */target: String, 
+        /**
+         * The event's message, or `"<span name> closed"` for a span close.
+         */message: String, 
+        /**
+         * The record's fields as text: `method`, `path` (the path template), `status`, `attempt`,
+         * `duration_ms`, `delay_ms`, ...
+         */fields: [String: String]) {
+        self.level = level
+        self.target = target
+        self.message = message
+        self.fields = fields
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension LogRecord: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeLogRecord: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> LogRecord {
+        return
+            try LogRecord(
+                level: FfiConverterUInt32.read(from: &buf), 
+                target: FfiConverterString.read(from: &buf), 
+                message: FfiConverterString.read(from: &buf), 
+                fields: FfiConverterDictionaryStringString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: LogRecord, into buf: inout [UInt8]) {
+        FfiConverterUInt32.write(value.level, into: &buf)
+        FfiConverterString.write(value.target, into: &buf)
+        FfiConverterString.write(value.message, into: &buf)
+        FfiConverterDictionaryStringString.write(value.fields, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogRecord_lift(_ buf: RustBuffer) throws -> LogRecord {
+    return try FfiConverterTypeLogRecord.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLogRecord_lower(_ value: LogRecord) -> RustBuffer {
+    return FfiConverterTypeLogRecord.lower(value)
 }
 
 
@@ -7400,6 +7721,30 @@ fileprivate struct FfiConverterOptionString: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeLogSink: FfiConverterRustBuffer {
+    typealias SwiftType = LogSink?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeLogSink.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeLogSink.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeSecret: FfiConverterRustBuffer {
     typealias SwiftType = Secret?
 
@@ -8153,6 +8498,18 @@ public func merchantPaymentStatusIsPaid(status: MerchantPaymentStatus) -> Bool  
 })
 }
 /**
+ * Sends the SDK's log records up to `max_level` (1 error … 5 trace) to `sink`, replacing the
+ * previous sink; `null` or `max_level` 0 removes it. Process-wide.
+ */
+public func setLogSink(sink: LogSink?, maxLevel: UInt32)  {try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_set_log_sink(
+        FfiConverterOptionTypeLogSink.lower(sink),
+        FfiConverterUInt32.lower(maxLevel),uniffiCallStatus
+    )
+}
+}
+/**
  * Formats `amount_minor` as decimal text with `currency_decimals` fractional digits
  * (`1250`, 2 → `"12.50"`).
  */
@@ -8279,6 +8636,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_func_merchant_payment_status_is_paid() != 43619) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_func_set_log_sink() != 60326) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_storefront_checksum_func_format_amount_minor() != 50154) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8375,6 +8735,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_productcursor_next() != 55681) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_method_logsink_log() != 20042) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_storefront_checksum_method_secret_byte_len() != 65496) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8406,6 +8769,7 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
 
+    uniffiCallbackInitLogSink()
     uniffiCallbackInitUserTokenProvider()
     return InitializationResult.ok
 }()

@@ -660,8 +660,30 @@ internal open class UniffiForeignFutureResultVoid(
 internal interface UniffiForeignFutureCompleteVoid : com.sun.jna.Callback {
     fun callback(`callbackData`: Long,`result`: UniffiForeignFutureResultVoid.UniffiByValue,)
 }
+internal interface UniffiCallbackInterfaceLogSinkMethod0 : com.sun.jna.Callback {
+    fun callback(`uniffiHandle`: Long,`record`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,)
+}
 internal interface UniffiCallbackInterfaceUserTokenProviderMethod0 : com.sun.jna.Callback {
     fun callback(`uniffiHandle`: Long,`rejected`: RustBuffer.ByValue,`uniffiFutureCallback`: UniffiForeignFutureCompleteRustBuffer,`uniffiCallbackData`: Long,`uniffiOutDroppedCallback`: UniffiForeignFutureDroppedCallbackStruct,)
+}
+@Structure.FieldOrder("uniffiFree", "uniffiClone", "log")
+internal open class UniffiVTableCallbackInterfaceLogSink(
+    @JvmField internal var `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+    @JvmField internal var `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+    @JvmField internal var `log`: UniffiCallbackInterfaceLogSinkMethod0? = null,
+) : Structure() {
+    class UniffiByValue(
+        `uniffiFree`: UniffiCallbackInterfaceFree? = null,
+        `uniffiClone`: UniffiCallbackInterfaceClone? = null,
+        `log`: UniffiCallbackInterfaceLogSinkMethod0? = null,
+    ): UniffiVTableCallbackInterfaceLogSink(`uniffiFree`,`uniffiClone`,`log`,), Structure.ByValue
+
+   internal fun uniffiSetValue(other: UniffiVTableCallbackInterfaceLogSink) {
+        `uniffiFree` = other.`uniffiFree`
+        `uniffiClone` = other.`uniffiClone`
+        `log` = other.`log`
+    }
+
 }
 @Structure.FieldOrder("uniffiFree", "uniffiClone", "userToken")
 internal open class UniffiVTableCallbackInterfaceUserTokenProvider(
@@ -714,6 +736,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_storefront_checksum_func_other_ipu_fields(
     ): Int
     external fun uniffi_storefront_checksum_func_merchant_payment_status_is_paid(
+    ): Int
+    external fun uniffi_storefront_checksum_func_set_log_sink(
     ): Int
     external fun uniffi_storefront_checksum_func_format_amount_minor(
     ): Int
@@ -779,6 +803,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_method_productcursor_next(
     ): Int
+    external fun uniffi_storefront_checksum_method_logsink_log(
+    ): Int
     external fun uniffi_storefront_checksum_method_secret_byte_len(
     ): Int
     external fun uniffi_storefront_checksum_method_secret_expose(
@@ -815,6 +841,7 @@ internal object UniffiLib {
 
     init {
         Native.register(UniffiLib::class.java, findLibraryName(componentName = "storefront"))
+        uniffiCallbackInterfaceLogSink.register(this)
         uniffiCallbackInterfaceUserTokenProvider.register(this)
         
     }
@@ -882,6 +909,14 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_storefront_fn_method_productcursor_next(`ptr`: Long,
     ): Long
+    external fun uniffi_storefront_fn_clone_logsink(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_logsink(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_init_callback_vtable_logsink(`vtable`: UniffiVTableCallbackInterfaceLogSink,
+    ): Unit
+    external fun uniffi_storefront_fn_method_logsink_log(`ptr`: Long,`record`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_storefront_fn_clone_secret(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_storefront_fn_free_secret(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -936,6 +971,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_merchant_payment_status_is_paid(`status`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
+    external fun uniffi_storefront_fn_func_set_log_sink(`sink`: RustBuffer.ByValue,`maxLevel`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
     external fun uniffi_storefront_fn_func_format_amount_minor(`amountMinor`: Long,`currencyDecimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_format_fixed_point8(`raw`: Long,`decimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
@@ -1083,6 +1120,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_func_merchant_payment_status_is_paid() and 0xFFFF) != 43619) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_storefront_checksum_func_set_log_sink() and 0xFFFF) != 60326) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_storefront_checksum_func_format_amount_minor() and 0xFFFF) != 50154) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1177,6 +1217,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_productcursor_next() and 0xFFFF) != 55681) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_logsink_log() and 0xFFFF) != 20042) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_secret_byte_len() and 0xFFFF) != 65496) {
@@ -1524,6 +1567,29 @@ private class JavaLangRefCleanable(
     val cleanable: java.lang.ref.Cleaner.Cleanable
 ) : UniffiCleaner.Cleanable {
     override fun clean() = cleanable.clean()
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterUInt: FfiConverter<UInt, Int> {
+    override fun lift(value: Int): UInt {
+        return value.toUInt()
+    }
+
+    override fun read(buf: ByteBuffer): UInt {
+        return lift(buf.getInt())
+    }
+
+    override fun lower(value: UInt): Int {
+        return value.toInt()
+    }
+
+    override fun allocationSize(value: UInt) = 4UL
+
+    override fun write(value: UInt, buf: ByteBuffer) {
+        buf.putInt(value.toInt())
+    }
 }
 
 /**
@@ -2315,6 +2381,333 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
     override fun allocationSize(value: Client) = 8UL
 
     override fun write(value: Client, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * Receives the SDK's log records. Implement it in Kotlin or Swift. Called on the SDK's own
+ * threads (tokio workers) as well as the caller's, possibly concurrently: do not block, and
+ * do not throw (a thrown exception is dropped).
+ */
+public interface LogSink {
+    
+    /**
+     * One record.
+     */
+    fun `log`(`record`: LogRecord)
+    
+    companion object
+}
+
+/**
+ * Receives the SDK's log records. Implement it in Kotlin or Swift. Called on the SDK's own
+ * threads (tokio workers) as well as the caller's, possibly concurrently: do not block, and
+ * do not throw (a thrown exception is dropped).
+ */
+open class LogSinkImpl: Disposable, AutoCloseable, LogSink
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_logsink(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_logsink(handle, status)
+        }
+    }
+
+    
+    /**
+     * One record.
+     */override fun `log`(`record`: LogRecord)
+        = 
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_logsink_log(
+        it,
+        
+        FfiConverterTypeLogRecord.lower(`record`),_status)
+}
+    }
+    
+    
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+
+// Put the implementation in an object so we don't pollute the top-level namespace
+internal object uniffiCallbackInterfaceLogSink {
+    internal object `log`: UniffiCallbackInterfaceLogSinkMethod0 {
+        override fun callback(`uniffiHandle`: Long,`record`: RustBuffer.ByValue,`uniffiOutReturn`: Pointer,uniffiCallStatus: UniffiRustCallStatus,) {
+            val uniffiObj = FfiConverterTypeLogSink.handleMap.get(uniffiHandle)
+            val makeCall = { ->
+                uniffiObj.`log`(
+                    FfiConverterTypeLogRecord.lift(`record`),
+                )
+            }
+            val writeReturn = { _: Unit -> Unit }
+            uniffiTraitInterfaceCall(uniffiCallStatus, makeCall, writeReturn)
+        }
+    }
+
+    internal object uniffiFree: UniffiCallbackInterfaceFree {
+        override fun callback(handle: Long) {
+            FfiConverterTypeLogSink.handleMap.remove(handle)
+        }
+    }
+
+    internal object uniffiClone: UniffiCallbackInterfaceClone {
+        override fun callback(handle: Long): Long {
+            return FfiConverterTypeLogSink.handleMap.clone(handle)
+        }
+    }
+
+    internal var vtable = UniffiVTableCallbackInterfaceLogSink.UniffiByValue(
+        uniffiFree,
+        uniffiClone,
+        `log`,
+    )
+
+    // Registers the foreign callback with the Rust side.
+    // This method is generated for each callback interface.
+    internal fun register(lib: UniffiLib) {
+        lib.uniffi_storefront_fn_init_callback_vtable_logsink(vtable)
+    }
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeLogSink: FfiConverter<LogSink, Long> {
+    internal val handleMap = UniffiHandleMap<LogSink>()
+
+    override fun lower(value: LogSink): Long {
+        if (value is LogSinkImpl) {
+             // Rust-implemented object.  Clone the handle and return it
+            return value.uniffiCloneHandle()
+         } else {
+            // Kotlin object, generate a new vtable handle and return that.
+            return handleMap.insert(value)
+         }
+    }
+
+    override fun lift(value: Long): LogSink {
+        if ((value and 1.toLong()) == 0.toLong()) {
+            // Rust-generated handle, construct a new class that uses the handle to implement the
+            // interface
+            return LogSinkImpl(UniffiWithHandle, value)
+        } else {
+            // Kotlin-generated handle, get the object from the handle map
+            return handleMap.remove(value)
+        }
+    }
+
+    override fun read(buf: ByteBuffer): LogSink {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: LogSink) = 8UL
+
+    override fun write(value: LogSink, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -5312,6 +5705,70 @@ public object FfiConverterTypeListMerchantPaymentsQuery: FfiConverterRustBuffer<
             FfiConverterOptionalString.write(value.`externalReference`, buf)
             FfiConverterOptionalString.write(value.`orderNo`, buf)
             FfiConverterOptionalInt.write(value.`limit`, buf)
+    }
+}
+
+
+
+/**
+ * One log record of the SDK. Never carries a secret, a token, a checkout URL or a query.
+ */
+data class LogRecord (
+    /**
+     * 1 error, 2 warn, 3 info, 4 debug, 5 trace.
+     */
+    var `level`: kotlin.UInt
+    , 
+    /**
+     * The Rust module that logged (`storefront::transport`).
+     */
+    var `target`: kotlin.String
+    , 
+    /**
+     * The event's message, or `"<span name> closed"` for a span close.
+     */
+    var `message`: kotlin.String
+    , 
+    /**
+     * The record's fields as text: `method`, `path` (the path template), `status`, `attempt`,
+     * `duration_ms`, `delay_ms`, ...
+     */
+    var `fields`: Map<kotlin.String, kotlin.String>
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeLogRecord: FfiConverterRustBuffer<LogRecord> {
+    override fun read(buf: ByteBuffer): LogRecord {
+        return LogRecord(
+            FfiConverterUInt.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterMapStringString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: LogRecord) = (
+            FfiConverterUInt.allocationSize(value.`level`) +
+            FfiConverterString.allocationSize(value.`target`) +
+            FfiConverterString.allocationSize(value.`message`) +
+            FfiConverterMapStringString.allocationSize(value.`fields`)
+    )
+
+    override fun write(value: LogRecord, buf: ByteBuffer) {
+            FfiConverterUInt.write(value.`level`, buf)
+            FfiConverterString.write(value.`target`, buf)
+            FfiConverterString.write(value.`message`, buf)
+            FfiConverterMapStringString.write(value.`fields`, buf)
     }
 }
 
@@ -9347,6 +9804,38 @@ public object FfiConverterOptionalString: FfiConverterRustBuffer<kotlin.String?>
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeLogSink: FfiConverterRustBuffer<LogSink?> {
+    override fun read(buf: ByteBuffer): LogSink? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeLogSink.read(buf)
+    }
+
+    override fun allocationSize(value: LogSink?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeLogSink.allocationSize(value)
+        }
+    }
+
+    override fun write(value: LogSink?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeLogSink.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeSecret: FfiConverterRustBuffer<Secret?> {
     override fun read(buf: ByteBuffer): Secret? {
         if (buf.get().toInt() == 0) {
@@ -10099,6 +10588,21 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
 }
     )
     }
+    
+
+        /**
+         * Sends the SDK's log records up to `max_level` (1 error … 5 trace) to `sink`, replacing the
+         * previous sink; `null` or `max_level` 0 removes it. Process-wide.
+         */ fun `setLogSink`(`sink`: LogSink?, `maxLevel`: kotlin.UInt)
+        = 
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_func_set_log_sink(
+    
+        
+        FfiConverterOptionalTypeLogSink.lower(`sink`),
+        FfiConverterUInt.lower(`maxLevel`),_status)
+}
+    
     
 
         /**
