@@ -47,7 +47,9 @@ final class Logging
     /**
      * Sends the library's events at $level and above ('error', 'warning', 'info', 'debug', or
      * 'trace' for the most detail, delivered as 'debug') to $logger: an object with a PSR-3
-     * `log($level, $message, array $context)` method. Replaces any previous logger.
+     * `log($level, $message, array $context)` method. Replaces any previous logger (whose
+     * undelivered events go to the new one); events buffered while no logger was set (by an
+     * earlier request of the same PHP-FPM worker) are discarded.
      */
     public static function toLogger(object $logger, string $level = 'debug', int $capacity = self::DEFAULT_CAPACITY): void
     {
@@ -61,7 +63,16 @@ final class Logging
         if ($capacity < 1) {
             throw new \InvalidArgumentException('the capacity is at least 1');
         }
-        Library::ffi()->sf_log_buffer_enable($maxLevel, $capacity);
+        $ffi = Library::ffi();
+        $ffi->sf_log_buffer_enable($maxLevel, $capacity);
+        if (self::$logger === null) {
+            // The buffer is the worker process's and outlives a request (PHP-FPM): what an
+            // earlier request left in it is not this request's, so it is discarded.
+            $stale = $ffi->sf_log_drain();
+            if ($stale !== null) {
+                $ffi->sf_string_free($stale);
+            }
+        }
         self::$logger = $logger;
     }
 

@@ -89,6 +89,20 @@ final class LoggingTest extends TestCase
         }
     }
 
+    /** Under PHP-FPM the buffer is the worker's: what an earlier request (one without a
+     * logger) left in it is not delivered to the next request's logger. */
+    public function testEventsOfAnEarlierRequestAreNotDelivered(): void
+    {
+        Storefront\Library::ffi()->sf_log_buffer_enable(4, 100);
+        (new Client(S::get()->config()))->merchantProfile();
+        $logger = new MemoryLogger();
+        Logging::toLogger($logger, 'debug');
+        Logging::flush();
+        $this->assertSame([], $logger->records);
+        (new Client(S::get()->config()))->merchantProfile();
+        $this->assertNotEmpty($logger->records);
+    }
+
     /** The level filters; disable() stops delivery; a non-logger is refused. */
     public function testLevelFilterAndDisable(): void
     {
