@@ -170,7 +170,8 @@ sf_cancel_token *sf_cancel_token_new(void);
 // `token` must be NULL or a live token from `sf_cancel_token_new`.
 void sf_cancel_token_cancel(const sf_cancel_token *token);
 
-// Whether the token was cancelled (false for NULL). Thread-safe.
+// Whether the token was cancelled (false for NULL). Thread-safe. The result is a C99 `bool`
+// (one byte; ctypes `c_bool`).
 //
 // # Safety
 // `token` must be NULL or a live token from `sf_cancel_token_new`.

@@ -2,7 +2,7 @@
 //!
 //! A small [`tracing`] subscriber, installed process-wide on the first [`set_sink`] (only when
 //! no other global subscriber was set: a Rust application keeps its own), turns every event of
-//! the SDK (target `storefront…`) and every span close into one [`LogRecord`]: level, target,
+//! the SDK (target `storefront` or `storefront::…`) and every span close into one [`LogRecord`]: level, target,
 //! message, and the fields of the event and of the spans it happened in: `method`, `path` (the
 //! operation's path template, never a URL with its query), `status`, `attempt`, `duration_ms`,
 //! `delay_ms` of a retry. The SDK's spans and events never carry secrets, tokens or checkout
@@ -263,8 +263,13 @@ impl SinkSubscriber {
     }
 }
 
+/// Whether `target` is this crate's (`storefront` or `storefront::…`; not `storefront_sandbox`).
+fn is_sdk_target(target: &str) -> bool {
+    target == "storefront" || target.starts_with("storefront::")
+}
+
 fn wanted(metadata: &Metadata<'_>) -> bool {
-    metadata.target().starts_with("storefront")
+    is_sdk_target(metadata.target())
         && level_number(metadata.level()) <= MAX_LEVEL.load(Ordering::Relaxed)
 }
 

@@ -127,7 +127,8 @@ pub unsafe extern "C" fn sf_cancel_token_cancel(token: *const sf_cancel_token) {
     })
 }
 
-/// Whether the token was cancelled (false for NULL). Thread-safe.
+/// Whether the token was cancelled (false for NULL). Thread-safe. The result is a C99 `bool`
+/// (one byte; ctypes `c_bool`).
 ///
 /// # Safety
 /// `token` must be NULL or a live token from `sf_cancel_token_new`.
