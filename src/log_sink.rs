@@ -413,3 +413,51 @@ impl Subscriber for SinkSubscriber {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events carry their enclosing spans' fields; a span close carries its fields and a
+    /// duration; levels above a sink's maximum are not delivered; other crates' targets never.
+    #[test]
+    fn events_and_span_closes_become_records_with_span_fields() {
+        let seen: Arc<Mutex<Vec<LogRecord>>> = Arc::default();
+        let sink_seen = Arc::clone(&seen);
+        let sink: Sink = Arc::new(move |r: &LogRecord| {
+            if r.fields.get("marker") == Some(&serde_json::json!("log-sink-unit")) {
+                sink_seen.lock().unwrap().push(r.clone());
+            }
+        });
+        if !set_sink(SinkSlot::Test, Some(sink), LEVEL_DEBUG) {
+            return; // another global subscriber owns this process
+        }
+        {
+            let span = tracing::info_span!(
+                "storefront.unit",
+                marker = "log-sink-unit",
+                method = "GET",
+                status = tracing::field::Empty
+            );
+            let _entered = span.enter();
+            span.record("status", 200u64);
+            tracing::debug!(delay_ms = 7u64, "inside");
+            tracing::trace!("too verbose");
+            tracing::debug!(target: "hyper::proto", marker = "log-sink-unit", "not ours");
+        }
+        set_sink(SinkSlot::Test, None, 0);
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 2, "{seen:?}");
+        assert_eq!(seen[0].message, "inside");
+        assert_eq!(seen[0].level, "debug");
+        assert_eq!(seen[0].fields["method"], "GET");
+        assert_eq!(seen[0].fields["status"], 200);
+        assert_eq!(seen[0].fields["delay_ms"], 7);
+        assert_eq!(seen[1].message, "storefront.unit closed");
+        assert_eq!(seen[1].level, "info");
+        assert!(seen[1].fields["duration_ms"].is_u64());
+        let line: serde_json::Value = serde_json::from_str(&seen[1].to_json_line()).unwrap();
+        assert_eq!(line["fields"]["status"], 200);
+        assert_eq!(line["target"], "storefront::log_sink::tests");
+    }
+}

@@ -82,6 +82,29 @@ struct Buffer {
     capacity: usize,
 }
 
+impl Buffer {
+    /// Appends a line, dropping the oldest when full.
+    fn push(&mut self, line: String) {
+        while self.lines.len() >= self.capacity.max(1) {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(line);
+    }
+}
+
+#[cfg(test)]
+#[test]
+fn the_buffer_keeps_the_newest_lines() {
+    let mut buffer = Buffer {
+        lines: VecDeque::new(),
+        capacity: 2,
+    };
+    for line in ["a", "b", "c"] {
+        buffer.push(line.to_owned());
+    }
+    assert_eq!(buffer.lines, ["b", "c"]);
+}
+
 static BUFFER: Mutex<Option<Buffer>> = Mutex::new(None);
 
 /// Keeps the library's log records (as for `sf_log_set_callback`, levels up to `max_level`) in
@@ -117,10 +140,7 @@ pub extern "C" fn sf_log_buffer_enable(max_level: u32, capacity: usize) {
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
                 if let Some(buffer) = buffer.as_mut() {
-                    if buffer.lines.len() >= buffer.capacity {
-                        buffer.lines.pop_front();
-                    }
-                    buffer.lines.push_back(line);
+                    buffer.push(line);
                 }
             }) as log_sink::Sink
         });
