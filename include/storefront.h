@@ -122,9 +122,6 @@ enum sf_version_decision {
 };
 typedef uint32_t sf_version_decision;
 
-// A budget of the contract's "Limits" table.
-typedef struct LimitClass LimitClass;
-
 // A cancellation token. Created by `sf_cancel_token_new`, released by `sf_cancel_token_free`;
 // every function taking `const sf_cancel_token *` may be called from any thread at any time.
 typedef struct sf_cancel_token sf_cancel_token;
