@@ -46,16 +46,19 @@ done
 # 4. pkg-config: a staged prefix with lib/, include/ and lib/pkgconfig/ (the .pc file finds its
 # prefix from its own place), then the example built from it. The release install, with the
 # versioned SONAME and the static library, is tested from a fresh prefix by .ci/install-tests/c.sh.
-mkdir -p "$work/prefix/lib/pkgconfig" "$work/prefix/include"
-ln -s "$target_dir/libstorefront.so" "$work/prefix/lib/libstorefront.so"
-cp include/storefront.h "$work/prefix/include/"
+# The library's SONAME is libstorefront.so.<major> (build.rs), so programs linked with
+# -lstorefront load that name: the staged prefix has both, as an install does.
 version=$(bash .ci/version)
+mkdir -p "$work/prefix/lib/pkgconfig" "$work/prefix/include"
+ln -s "$target_dir/libstorefront.so" "$work/prefix/lib/libstorefront.so.${version%%.*}"
+ln -s "libstorefront.so.${version%%.*}" "$work/prefix/lib/libstorefront.so"
+cp include/storefront.h "$work/prefix/include/"
 sed -e "s|@VERSION@|$version|" include/storefront.pc.in > "$work/prefix/lib/pkgconfig/storefront.pc"
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 [[ "$(pkg-config --modversion storefront)" == "$version" ]]
 # shellcheck disable=SC2046
 gcc -std=c99 -Wall -Wextra -Werror examples/c/storefront_example.c $(pkg-config --cflags --libs storefront) \
-  -Wl,-rpath,"$target_dir" -o "$work/storefront_example"
+  -Wl,-rpath,"$work/prefix/lib" -o "$work/storefront_example"
 passed=$((passed + 1))
 
 # 5. The example calls every function of the header, so valgrind below covers every export.
