@@ -151,7 +151,12 @@ impl log::Log for LogCapture {
     }
 
     fn log(&self, record: &log::Record<'_>) {
-        let line = format!("log {} {} {}", record.level(), record.target(), record.args());
+        let line = format!(
+            "log {} {} {}",
+            record.level(),
+            record.target(),
+            record.args()
+        );
         self.0.0.lock().unwrap().push(line);
     }
 
