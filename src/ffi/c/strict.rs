@@ -102,6 +102,18 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// What a JSON value is, for a type error.
+fn unexpected(value: &Value) -> de::Unexpected<'_> {
+    match value {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::Number(_) => de::Unexpected::Other("a number"),
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    }
+}
+
 /// One JSON value and its path.
 struct Tracked<'de> {
     value: &'de Value,
@@ -189,6 +201,23 @@ impl<'de> Deserializer<'de> for Tracked<'de> {
         self.value.deserialize_enum(name, variants, visitor)
     }
 
+    /// A struct only from a JSON object: serde's derive would also read an array positionally
+    /// (`[1, 2]` as the first two fields), which no host means.
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if !self.value.is_object() {
+            return Err(de::Error::invalid_type(
+                unexpected(self.value),
+                &"a JSON object",
+            ));
+        }
+        self.deserialize_any(visitor)
+    }
+
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         // Serde's derive asks for an unknown key's value this way.
         if self.mode == Mode::Strict {
@@ -201,7 +230,7 @@ impl<'de> Deserializer<'de> for Tracked<'de> {
 
     forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier
     }
 }
 

@@ -43,6 +43,20 @@ fn refused<T: serde::de::DeserializeOwned>(json: &str) -> (sf_result, String, St
     )
 }
 
+/// Strict input: a request object given as a JSON array is refused, never read positionally
+/// (`[1, 2]` would otherwise fill the first two fields; `["R1", 1250, "USD"]` a payment).
+#[test]
+fn request_objects_are_never_read_from_arrays() {
+    let (result, _, message) = refused::<CreateMerchantPayment>(r#"["R1", "key-1", 1250, "USD"]"#);
+    assert_ne!(result, sf_result::Ok, "{message}");
+    assert!(message.contains("a JSON object"), "{message}");
+    let (result, _, message) = refused::<Config>(r#"["https://a.example/api"]"#);
+    assert_ne!(result, sf_result::Ok, "{message}");
+    let (result, _, message) =
+        refused::<ListMerchantPaymentsQuery>(r#"{"order_no":"P1","limit":[5]}"#);
+    assert_ne!(result, sf_result::Ok, "{message}");
+}
+
 /// Rule (issue 9 item 1): unknown keys, at any depth, are validation errors naming the key path.
 #[test]
 fn unknown_keys_are_refused_with_their_path() {
