@@ -40,6 +40,7 @@ pub mod money;
 mod operation;
 mod params;
 mod rate_limit;
+pub mod reconcile;
 mod secret;
 pub mod serde_util;
 mod tls;
@@ -64,6 +65,9 @@ pub use error::{ApiError, Error, ErrorCode, ErrorKind, Result, TransportKind};
 pub use money::{FixedPoint8, MAX_AMOUNT_MINOR, MAX_SCALE, MinorAmount, MoneyError};
 pub use operation::{Operation, Resend, TokenSubject};
 pub use rate_limit::{LimitClass, RateLimitState, RateLimits};
+pub use reconcile::{
+    LocalRecord, ReconcileCursor, ReconcileFinding, ReconcileOptions, ReconcileReport, Reconciler,
+};
 pub use secret::Secret;
 pub use webhook::{
     NotificationData, PaymentExpectation, StatusNotification, TestSigner, VersionDecision,
