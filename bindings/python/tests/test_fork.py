@@ -207,16 +207,27 @@ PRELOAD = textwrap.dedent(
 @pytest.mark.parametrize("warm", ["warm", "cold"])
 def test_gunicorn_style_preload_with_forked_workers(sandbox, warm):
     package = Path(storefront.__file__).resolve().parents[1]
-    run = subprocess.run(
+    # Its own process group, so that a master that hangs is killed with its workers.
+    master = subprocess.Popen(
         [sys.executable, "-c", PRELOAD, str(package), json.dumps(sandbox.config()), "4", warm],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=90,
-        env={**os.environ},
+        start_new_session=True,
     )
-    assert run.returncode == 0, run.stderr
-    outcome = json.loads(run.stdout.strip().splitlines()[-1])
-    assert outcome == {"codes": [0, 0, 0, 0], "hung": 0, "master": MERCHANT_NO}, run.stderr
+    try:
+        stdout, stderr = master.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the preloading master hung")
+    finally:
+        try:
+            os.killpg(master.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        master.wait()
+    assert master.returncode == 0, stderr
+    outcome = json.loads(stdout.strip().splitlines()[-1])
+    assert outcome == {"codes": [0, 0, 0, 0], "hung": 0, "master": MERCHANT_NO}, stderr
 
 
 def test_persistent_client_made_before_fork_works_in_the_child(sandbox):
