@@ -28,7 +28,7 @@ PYTHONPATH=bindings/python python3 examples/python/storefront_example.py "$work/
 # wheel, py3-none-linux_<arch>, carrying that library. (The release wheel, manylinux-tagged by
 # auditwheel, is installed and used by .ci/install-tests/python.sh.)
 version=$(bash .ci/version)
-echo "pip wheel ./bindings/python (cargo build --release)"
+echo "pip wheel ./bindings/python (cargo rustc --release --crate-type cdylib)"
 python3 -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$work/wheel" \
   ./bindings/python
 python3 - "$work/wheel" "storefront-$version-py3-none-linux_$(uname -m).whl" \

@@ -81,16 +81,22 @@ pub(crate) fn block_on_cancellable<T>(
     runtime: &tokio::runtime::Runtime,
     call: impl Future<Output = T>,
 ) -> Result<T, Cancelled> {
-    let Some(token) = bound_token() else {
-        return Ok(runtime.block_on(call));
-    };
-    if token.is_cancelled() {
+    let token = bound_token();
+    if token.as_ref().is_some_and(|t| t.is_cancelled()) {
         return Err(Cancelled::BeforeStart);
     }
+    // One `block_on` and one poll site per call type, with or without a token: every export
+    // instantiates this, so a second path would double each call's code in the library.
+    let cancelled = async move {
+        match token {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
+    };
     runtime.block_on(async {
         tokio::select! {
             biased;
-            () = token.cancelled() => Err(Cancelled::WhileRunning),
+            () = cancelled => Err(Cancelled::WhileRunning),
             value = call => Ok(value),
         }
     })

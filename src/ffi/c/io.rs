@@ -11,7 +11,7 @@ use zeroize::Zeroize;
 use super::boundary;
 use super::error::Failure;
 use super::result::sf_result;
-use super::strict::{self, Mode, Problem};
+use super::strict::{self, Problem};
 
 /// Largest string or byte argument accepted, in bytes (1 MiB). Longer input gives
 /// `SF_RESULT_INPUT_TOO_LARGE` without being read past this bound.
@@ -110,7 +110,17 @@ pub(crate) unsafe fn response_json_arg<T: DeserializeOwned>(
 ) -> Result<T, Failure> {
     // SAFETY: forwarded.
     let text = unsafe { str_arg(ptr, name) }?;
-    parse_json_as(text, name, Mode::Lenient)
+    // The core decodes these types from the service's answers with `serde_json::from_str`:
+    // reusing that path shares its code in the library instead of instantiating every response
+    // type's decoder a second time (for the path-tracking decoder of request objects).
+    serde_json::from_str(text).map_err(|e| {
+        let result = if e.is_syntax() || e.is_eof() {
+            sf_result::InvalidJson
+        } else {
+            sf_result::InvalidArgument
+        };
+        Failure::new(result, format!("argument `{name}`: {e}")).with_field(name)
+    })
 }
 
 /// Parses a JSON request or configuration object into `T`:
@@ -123,14 +133,10 @@ pub(crate) unsafe fn response_json_arg<T: DeserializeOwned>(
 ///   value (the argument name when the problem is the top-level object itself, such as a
 ///   missing field).
 pub(crate) fn parse_json<T: DeserializeOwned>(text: &str, name: &str) -> Result<T, Failure> {
-    parse_json_as(text, name, Mode::Strict)
-}
-
-fn parse_json_as<T: DeserializeOwned>(text: &str, name: &str, mode: Mode) -> Result<T, Failure> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
         Failure::new(sf_result::InvalidJson, format!("argument `{name}`: {e}")).with_field(name)
     })?;
-    strict::decode(&value, mode).map_err(|e| match e.problem {
+    strict::decode(&value).map_err(|e| match e.problem {
         Problem::UnknownKey(path) => Failure::new(
             sf_result::Validation,
             format!("argument `{name}`: unknown key `{path}` (misspelt or not supported)"),

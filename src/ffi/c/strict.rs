@@ -6,14 +6,15 @@
 //! key path of each value it hands to the target type:
 //!
 //! - serde's derived `Deserialize` asks for an unknown key's value with
-//!   `deserialize_ignored_any`; in [`Mode::Strict`] that is refused and the key's full path
+//!   `deserialize_ignored_any`; that is refused and the key's full path
 //!   (`retry.max_attempt`) reported, so the core types need no `deny_unknown_fields` (which
 //!   must never reach the response types: clients ignore unused response fields);
 //! - a value the target type refuses (a number out of range, a string where a number belongs)
 //!   is reported with its path and whether it was a number.
 //!
-//! [`Mode::Lenient`] keeps ignoring unknown keys, for arguments that are the service's own
-//! answers handed back (a listed product, a queried payment).
+//! Arguments that are the service's own answers handed back (a listed product, a queried
+//! payment) do not come here: they are decoded as the core decodes responses, ignoring unknown
+//! keys (`io::response_json_arg`).
 
 use std::cell::RefCell;
 
@@ -21,15 +22,6 @@ use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::forward_to_deserialize_any;
 use serde_json::Value;
-
-/// Whether unknown object keys are refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Mode {
-    /// Unknown keys are an error (request and configuration objects).
-    Strict,
-    /// Unknown keys are ignored (the service's own answers handed back).
-    Lenient,
-}
 
 /// Where and why decoding failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,12 +43,11 @@ pub(crate) struct DecodeError {
 }
 
 /// Decodes `value` into `T`, locating any failure.
-pub(crate) fn decode<T: de::DeserializeOwned>(value: &Value, mode: Mode) -> Result<T, DecodeError> {
+pub(crate) fn decode<T: de::DeserializeOwned>(value: &Value) -> Result<T, DecodeError> {
     let state = State::default();
     let root = Tracked {
         value,
         path: String::new(),
-        mode,
         state: &state,
     };
     T::deserialize(root).map_err(|e| DecodeError {
@@ -118,7 +109,6 @@ fn unexpected(value: &Value) -> de::Unexpected<'_> {
 struct Tracked<'de> {
     value: &'de Value,
     path: String,
-    mode: Mode,
     state: &'de State,
 }
 
@@ -127,7 +117,6 @@ impl<'de> Tracked<'de> {
         Tracked {
             value,
             path,
-            mode: self.mode,
             state: self.state,
         }
     }
@@ -220,12 +209,10 @@ impl<'de> Deserializer<'de> for Tracked<'de> {
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         // Serde's derive asks for an unknown key's value this way.
-        if self.mode == Mode::Strict {
-            let message = format!("unknown key `{}`", self.path);
-            self.state.record(Problem::UnknownKey(self.path));
-            return Err(de::Error::custom(message));
-        }
-        visitor.visit_unit()
+        let _ = visitor;
+        let message = format!("unknown key `{}`", self.path);
+        self.state.record(Problem::UnknownKey(self.path));
+        Err(de::Error::custom(message))
     }
 
     forward_to_deserialize_any! {
