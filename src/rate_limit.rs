@@ -11,6 +11,10 @@
 //! That is never more than a fixed-window, sliding-window or token-bucket limiter of the same
 //! budget admits, whichever the service uses. Every attempt counts, retries included. A 429 from
 //! the service still wins: its `Retry-After` pauses the class for every caller of the client.
+//!
+//! The service counts per OAuth client id, the limiter per [`crate::Client`] value (and its
+//! clones): several processes or client values sharing one client id share the service's
+//! budget, so give each a fraction of it ([`RateLimits`]), or keep one client per process.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
