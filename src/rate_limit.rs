@@ -16,7 +16,6 @@
 //! clones): several processes or client values sharing one client id share the service's
 //! budget, so give each a fraction of it ([`RateLimits`]), or keep one client per process.
 
-use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -128,10 +127,38 @@ pub struct RateLimitState {
     pub paused_for: Option<Duration>,
 }
 
+/// One request counted in a window: from when it was sent, then from when its answer came
+/// (the service counted it somewhere in between, so the later time is the safe one).
+struct Slot {
+    id: u64,
+    at: Instant,
+}
+
 #[derive(Default)]
 struct Window {
-    sent: VecDeque<Instant>,
+    slots: Vec<Slot>,
+    next_id: u64,
     paused_until: Option<Instant>,
+}
+
+/// A request's place in its class's budget. Dropped when the attempt is over (answered, failed
+/// or abandoned), which moves the slot's time to then: a request the service received late
+/// (queued behind others) is never counted by the client earlier than by the service.
+pub(crate) struct Permit<'a> {
+    limiter: &'a RateLimiter,
+    class: LimitClass,
+    id: Option<u64>,
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id else { return };
+        if let Ok(mut window) = self.limiter.windows[self.class.index()].lock()
+            && let Some(slot) = window.slots.iter_mut().find(|s| s.id == id)
+        {
+            slot.at = Instant::now();
+        }
+    }
 }
 
 /// The budgets of one client (shared by its clones and sessions).
@@ -152,41 +179,48 @@ impl RateLimiter {
         self.limits.window.saturating_add(self.limits.margin)
     }
 
-    /// Takes one request of `class`'s budget, waiting for room; gives up (returning `false`,
-    /// nothing taken) when room would come only after `deadline`.
-    pub async fn acquire(&self, class: LimitClass, deadline: Instant) -> bool {
+    /// Takes one request of `class`'s budget, waiting for room; gives up (`None`, nothing
+    /// taken) when room would come only after `deadline`. Hold the permit for the attempt.
+    pub async fn acquire(&self, class: LimitClass, deadline: Instant) -> Option<Permit<'_>> {
+        let untracked = Permit {
+            limiter: self,
+            class,
+            id: None,
+        };
         if !self.limits.enabled {
-            return true;
+            return Some(untracked);
         }
         loop {
             let ready_at = {
                 let now = Instant::now();
                 let Ok(mut window) = self.windows[class.index()].lock() else {
-                    return true;
+                    return Some(untracked);
                 };
                 let span = self.span();
-                while window
-                    .sent
-                    .front()
-                    .is_some_and(|sent| now.saturating_duration_since(*sent) >= span)
-                {
-                    window.sent.pop_front();
-                }
+                window
+                    .slots
+                    .retain(|slot| now.saturating_duration_since(slot.at) < span);
                 match window.paused_until {
                     Some(until) if until > now => until,
-                    _ if window.sent.len() < self.limits.budget(class) as usize => {
-                        window.sent.push_back(now);
-                        return true;
+                    _ if window.slots.len() < self.limits.budget(class) as usize => {
+                        let id = window.next_id;
+                        window.next_id += 1;
+                        window.slots.push(Slot { id, at: now });
+                        return Some(Permit {
+                            limiter: self,
+                            class,
+                            id: Some(id),
+                        });
                     }
-                    _ => match window.sent.front() {
+                    _ => match window.slots.iter().map(|slot| slot.at).min() {
                         Some(oldest) => oldest.checked_add(span).unwrap_or(now),
                         // A budget of 0 never has room.
-                        None => return false,
+                        None => return None,
                     },
                 }
             };
             if ready_at > deadline {
-                return false;
+                return None;
             }
             tracing::debug!(
                 class = ?class,
@@ -217,9 +251,9 @@ impl RateLimiter {
                 let window = self.windows[class.index()].lock();
                 let (in_window, paused_for) = match window {
                     Ok(w) => (
-                        w.sent
+                        w.slots
                             .iter()
-                            .filter(|s| now.saturating_duration_since(**s) < span)
+                            .filter(|s| now.saturating_duration_since(s.at) < span)
                             .count() as u32,
                         w.paused_until
                             .filter(|p| *p > now)
@@ -282,22 +316,36 @@ mod tests {
         let limiter = RateLimiter::new(limits(2, 1000));
         let far = Instant::now() + Duration::from_secs(60);
         let start = Instant::now();
-        assert!(limiter.acquire(LimitClass::Create, far).await);
-        assert!(limiter.acquire(LimitClass::Create, far).await);
+        assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
+        assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
         assert_eq!(Instant::now(), start, "within the budget: no wait");
-        assert!(limiter.acquire(LimitClass::Create, far).await);
+        assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
         assert_eq!(Instant::now() - start, Duration::from_millis(1000));
         // The first two left the window as the third was sent.
         assert_eq!(limiter.state()[0].in_window, 1);
+    }
+
+    /// A request whose answer came late is counted from its answer: the service may have
+    /// received it late, so room for the next request opens a window after the answer.
+    #[tokio::test(start_paused = true)]
+    async fn a_slot_counts_from_the_answer_of_its_request() {
+        let limiter = RateLimiter::new(limits(1, 1000));
+        let start = Instant::now();
+        let far = start + Duration::from_secs(60);
+        let permit = limiter.acquire(LimitClass::Create, far).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(400)).await; // the request is in flight
+        drop(permit);
+        assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
+        assert_eq!(Instant::now() - start, Duration::from_millis(1400));
     }
 
     #[tokio::test(start_paused = true)]
     async fn room_after_the_deadline_is_refused_without_taking_budget() {
         let limiter = RateLimiter::new(limits(1, 1000));
         let far = Instant::now() + Duration::from_secs(60);
-        assert!(limiter.acquire(LimitClass::Create, far).await);
+        assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
         let soon = Instant::now() + Duration::from_millis(500);
-        assert!(!limiter.acquire(LimitClass::Create, soon).await);
+        assert!(limiter.acquire(LimitClass::Create, soon).await.is_none());
         assert_eq!(limiter.state()[0].in_window, 1);
     }
 
@@ -308,11 +356,11 @@ mod tests {
         assert_eq!(limiter.state()[0].paused_for, Some(Duration::from_secs(3)));
         let start = Instant::now();
         let far = start + Duration::from_secs(60);
-        assert!(limiter.acquire(LimitClass::Create, far).await);
+        assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
         assert_eq!(Instant::now() - start, Duration::from_secs(3));
         // Other classes are not paused.
         let t = Instant::now();
-        assert!(limiter.acquire(LimitClass::Read, far).await);
+        assert!(limiter.acquire(LimitClass::Read, far).await.is_some());
         assert_eq!(Instant::now(), t);
     }
 
@@ -323,7 +371,7 @@ mod tests {
             ..RateLimits::disabled()
         });
         let start = Instant::now();
-        assert!(limiter.acquire(LimitClass::Create, start).await);
+        assert!(limiter.acquire(LimitClass::Create, start).await.is_some());
         assert_eq!(Instant::now(), start);
     }
 }

@@ -520,13 +520,14 @@ impl Inner {
             }
             // Pace to the contract's per-client budget instead of earning a 429 (every attempt
             // counts), then take a slot among the requests in flight.
-            if let Some(class) = LimitClass::of(req.op)
-                && !self.limiter.acquire(class, deadline).await
-            {
-                return Err(Error::DeadlineExceeded { last: None });
-            }
-            let Ok(_slot) = tokio::time::timeout_at(deadline, self.in_flight.acquire()).await
-            else {
+            let permit = match LimitClass::of(req.op) {
+                Some(class) => match self.limiter.acquire(class, deadline).await {
+                    Some(permit) => Some(permit),
+                    None => return Err(Error::DeadlineExceeded { last: None }),
+                },
+                None => None,
+            };
+            let Ok(slot) = tokio::time::timeout_at(deadline, self.in_flight.acquire()).await else {
                 return Err(Error::DeadlineExceeded { last: None });
             };
             let remaining = deadline.saturating_duration_since(Instant::now());
@@ -547,6 +548,10 @@ impl Inner {
                 .attempt(&req, token.as_ref(), timeout)
                 .instrument(span.clone())
                 .await;
+            // The attempt is over: free its place among the requests in flight and count its
+            // budget slot from now (not through a retry's back-off).
+            drop(slot);
+            drop(permit);
             span.record("duration_ms", started.elapsed().as_millis() as u64);
             match &outcome {
                 Attempt::Done(r) => span.record("status", r.status),

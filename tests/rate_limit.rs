@@ -133,15 +133,14 @@ async fn a_429_pauses_the_class_for_every_clone_of_the_client() {
         .into_iter()
         .find(|s| s.class == LimitClass::Read)
         .unwrap();
-    assert!(
-        read.paused_for.is_some_and(|p| p > Duration::from_secs(1)),
-        "{read:?}"
-    );
+    let paused_for = read.paused_for.expect("the class is paused");
+    assert!(paused_for <= Duration::from_secs(2), "{read:?}");
 
     let other = h.client.clone();
     let started = Instant::now();
     other.list_channels().await.unwrap();
-    assert!(started.elapsed() >= Duration::from_millis(1500));
+    // The clone waited out what was left of the pause (measured just before it started).
+    assert!(started.elapsed() + Duration::from_millis(50) >= paused_for);
     assert_eq!(h.requests_to("GET", &channels).await.len(), 2);
 }
 
