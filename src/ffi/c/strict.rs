@@ -191,20 +191,24 @@ impl<'de> Deserializer<'de> for Tracked<'de> {
     }
 
     /// A struct only from a JSON object: serde's derive would also read an array positionally
-    /// (`[1, 2]` as the first two fields), which no host means.
+    /// (`[1, 2]` as the first two fields), which no host means. An empty array is an empty
+    /// object: PHP's `json_encode` writes an empty array as `[]` whatever it stands for.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        if !self.value.is_object() {
-            return Err(de::Error::invalid_type(
-                unexpected(self.value),
-                &"a JSON object",
-            ));
+        static EMPTY_OBJECT: std::sync::LazyLock<Value> =
+            std::sync::LazyLock::new(|| Value::Object(serde_json::Map::new()));
+        match self.value {
+            Value::Object(_) => self.deserialize_any(visitor),
+            Value::Array(items) if items.is_empty() => {
+                let path = self.path.clone();
+                self.child(&EMPTY_OBJECT, path).deserialize_any(visitor)
+            }
+            other => Err(de::Error::invalid_type(unexpected(other), &"a JSON object")),
         }
-        self.deserialize_any(visitor)
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {

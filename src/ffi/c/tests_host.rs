@@ -55,6 +55,11 @@ fn request_objects_are_never_read_from_arrays() {
     let (result, _, message) =
         refused::<ListMerchantPaymentsQuery>(r#"{"order_no":"P1","limit":[5]}"#);
     assert_ne!(result, sf_result::Ok, "{message}");
+    // PHP's json_encode writes an empty array as `[]`: an empty object, never positional.
+    let config = r#"{"base_url":"https://a.example/api","token_endpoint":"https://a.example/t",
+        "client_id":"c","retry":[]}"#;
+    let parsed: Config = super::io::parse_json(config, "config_json").unwrap();
+    assert_eq!(parsed.retry, crate::RetryPolicy::default());
 }
 
 /// Rule (issue 9 item 1): unknown keys, at any depth, are validation errors naming the key path.
