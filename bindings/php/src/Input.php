@@ -46,6 +46,16 @@ final class Input
         'max_retry_after_ms' => self::U64,
     ];
 
+    /** The client-side rate limiter (`rate_limits` of the configuration). */
+    private const RATE_LIMITS = [
+        'enabled' => self::BOOL,
+        'create_per_window' => self::U32,
+        'read_per_window' => self::U32,
+        'requeue_per_window' => self::U32,
+        'window_ms' => self::U64,
+        'margin_ms' => self::U64,
+    ];
+
     /** The shapes by name: key => kind, or key => nested shape (an array). */
     private const SHAPES = [
         'config' => [
@@ -63,6 +73,8 @@ final class Input
             'allow_insecure_loopback' => self::BOOL,
             'max_response_bytes' => self::U64,
             'token_refresh_margin_ms' => self::U64,
+            'rate_limits' => self::RATE_LIMITS,
+            'max_in_flight' => self::U64,
         ],
         'merchant_payment' => [
             'external_reference' => self::STRING,

@@ -38,6 +38,17 @@ final class StrictInputTest extends TestCase
     }
 
     /** The library refuses unknown keys itself too, for JSON that bypasses the wrapper's check. */
+    public function testRateLimitSettingsAreAcceptedAndTheirKeysChecked(): void
+    {
+        $client = new Client(S::get()->config([
+            'rate_limits' => ['enabled' => true, 'create_per_window' => 30, 'window_ms' => 60000],
+            'max_in_flight' => 16,
+        ]));
+        $this->assertNotEmpty($client->channels());
+        $this->assertRefused('rate_limits.window', fn () => new Client(S::get()->config(['rate_limits' => ['window' => 5]])));
+        $this->assertRefused('max_in_flight', fn () => new Client(S::get()->config(['max_in_flight' => -1])));
+    }
+
     public function testTheLibraryRefusesUnknownKeysItself(): void
     {
         $config = S::get()->config(['retry' => ['max_attempt' => 1]]);

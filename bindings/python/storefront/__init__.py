@@ -49,6 +49,7 @@ from .inputs import (
     CreateOrder,
     ListMerchantPaymentsQuery,
     ProductQuery,
+    RateLimits,
     RetryPolicy,
 )
 from .models import ResultDict
@@ -90,6 +91,7 @@ __all__ = [
     "PanicError",
     "ProductQuery",
     "ProviderResultPendingError",
+    "RateLimits",
     "RequestTimeoutError",
     "ResponseMismatchError",
     "ResultDict",

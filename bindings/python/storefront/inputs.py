@@ -71,6 +71,23 @@ class RetryPolicy:
 
 
 @dataclass(frozen=True)
+class RateLimits:
+    """The client-side rate limiter (``Config.rate_limits``): the contract's per-client budgets
+    (60 creates, 300 reads shared, 30 re-queues per minute), waited for instead of earning a
+    429. Budgets are per client; processes sharing one client id share the service's budget."""
+
+    #: False turns pacing off (the service's 429s are still honoured).
+    enabled: Optional[bool] = None
+    create_per_window: Optional[int] = None
+    read_per_window: Optional[int] = None
+    requeue_per_window: Optional[int] = None
+    #: The window (default 60000, the contract's minute).
+    window_ms: Optional[int] = None
+    #: Extra wait beyond the window against clock and latency differences (default 500).
+    margin_ms: Optional[int] = None
+
+
+@dataclass(frozen=True)
 class Config:
     """A client's configuration (the core ``Config`` fields; durations in milliseconds).
     ``repr`` never shows ``client_secret``."""
@@ -92,6 +109,10 @@ class Config:
     allow_insecure_loopback: Optional[bool] = None
     max_response_bytes: Optional[int] = None
     token_refresh_margin_ms: Optional[int] = None
+    #: The client-side rate limiter (on by default with the contract's budgets).
+    rate_limits: Optional[Union[RateLimits, Mapping[str, Any]]] = None
+    #: Most requests of this client on the wire at once (default 64, 1 to 65536).
+    max_in_flight: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +187,14 @@ _INTS: Dict[Type[Any], Dict[str, Tuple[int, int]]] = {
         "overall_deadline_ms": U64,
         "max_response_bytes": U64,
         "token_refresh_margin_ms": U64,
+        "max_in_flight": U64,
+    },
+    RateLimits: {
+        "create_per_window": U32,
+        "read_per_window": U32,
+        "requeue_per_window": U32,
+        "window_ms": U64,
+        "margin_ms": U64,
     },
     CreateMerchantPayment: {
         "amount_minor": (0, U64_MAX),
@@ -178,7 +207,9 @@ _INTS: Dict[Type[Any], Dict[str, Tuple[int, int]]] = {
 }
 
 # Nested objects: field -> the dataclass describing it.
-_NESTED: Dict[Type[Any], Dict[str, Type[Any]]] = {Config: {"retry": RetryPolicy}}
+_NESTED: Dict[Type[Any], Dict[str, Type[Any]]] = {
+    Config: {"retry": RetryPolicy, "rate_limits": RateLimits}
+}
 
 
 def _fields(kind: Type[Any]) -> Dict[str, dataclasses.Field]:

@@ -10,7 +10,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -40,7 +40,7 @@ ENABLED_PRODUCT_COUNT = 25
 class Sandbox:
     """A running ``storefront-sandbox --port 0 --ready-file PATH``."""
 
-    def __init__(self, tls: bool = False) -> None:
+    def __init__(self, tls: bool = False, extra_args: Sequence[str] = ()) -> None:
         binary = os.environ.get(
             "STOREFRONT_SANDBOX_BIN", str(REPO / "target" / "debug" / "storefront-sandbox")
         )
@@ -48,7 +48,9 @@ class Sandbox:
         ready = Path(self._dir.name) / "ready.json"
         self._log = open(Path(self._dir.name) / "sandbox.log", "wb")
         self._process = subprocess.Popen(
-            [binary, "--port", "0", "--ready-file", str(ready)] + (["--tls"] if tls else []),
+            [binary, "--port", "0", "--ready-file", str(ready)]
+            + (["--tls"] if tls else [])
+            + list(extra_args),
             stdout=self._log,
             stderr=subprocess.STDOUT,
         )
