@@ -43,6 +43,47 @@ impl RetryPolicy {
     }
 }
 
+/// The client-side rate limiter: the contract's per-client budgets (60 merchant-payment creates,
+/// 300 queries, filtered lists and channel reads shared, 30 re-queues per minute), waited for
+/// instead of earning a 429; a 429 from the service pauses its class for every caller.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct RateLimits {
+    /// False turns pacing off (the service's 429s are still honoured per call).
+    #[uniffi(default = true)]
+    pub enabled: bool,
+    /// Merchant-payment creates per window.
+    #[uniffi(default = 60)]
+    pub create_per_window: i32,
+    /// Queries, filtered lists and channel reads per window, shared.
+    #[uniffi(default = 300)]
+    pub read_per_window: i32,
+    /// Notification re-queues per window.
+    #[uniffi(default = 30)]
+    pub requeue_per_window: i32,
+    /// The window in milliseconds (the contract's minute).
+    #[uniffi(default = 60000)]
+    pub window_ms: i64,
+    /// Extra wait beyond the window in milliseconds, against clock and latency differences.
+    #[uniffi(default = 500)]
+    pub margin_ms: i64,
+}
+
+impl RateLimits {
+    fn to_core(&self) -> Result<crate::RateLimits> {
+        Ok(crate::RateLimits {
+            enabled: self.enabled,
+            create_per_window: unsigned("rate_limits.create_per_window", self.create_per_window)?,
+            read_per_window: unsigned("rate_limits.read_per_window", self.read_per_window)?,
+            requeue_per_window: unsigned(
+                "rate_limits.requeue_per_window",
+                self.requeue_per_window,
+            )?,
+            window: millis("rate_limits.window_ms", self.window_ms)?,
+            margin: millis("rate_limits.margin_ms", self.margin_ms)?,
+        })
+    }
+}
+
 fn millis(field: &str, ms: i64) -> Result<Duration> {
     Ok(Duration::from_millis(unsigned_long(field, ms)?))
 }
@@ -84,6 +125,12 @@ pub struct ClientConfig {
     /// Accept plain `http://` for loopback hosts (local development against the sandbox only).
     #[uniffi(default = false)]
     pub allow_insecure_loopback: bool,
+    /// The client-side rate limiter (default: on, with the contract's budgets).
+    #[uniffi(default = None)]
+    pub rate_limits: Option<RateLimits>,
+    /// Most requests of this client on the wire at once (default 64).
+    #[uniffi(default = None)]
+    pub max_in_flight: Option<i32>,
 }
 
 impl ClientConfig {
@@ -118,6 +165,12 @@ impl ClientConfig {
         c.user_agent = self.user_agent.clone();
         c.root_ca_pem = self.root_ca_pem.clone();
         c.allow_insecure_loopback = self.allow_insecure_loopback;
+        if let Some(limits) = &self.rate_limits {
+            c.rate_limits = limits.to_core()?;
+        }
+        if let Some(max) = self.max_in_flight {
+            c.max_in_flight = unsigned("max_in_flight", max)? as usize;
+        }
         Ok(c)
     }
 }

@@ -2831,6 +2831,14 @@ public struct ClientConfig {
      * Accept plain `http://` for loopback hosts (local development against the sandbox only).
      */
     public var allowInsecureLoopback: Bool
+    /**
+     * The client-side rate limiter (default: on, with the contract's budgets).
+     */
+    public var rateLimits: RateLimits?
+    /**
+     * Most requests of this client on the wire at once (default 64).
+     */
+    public var maxInFlight: Int32?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -2871,7 +2879,13 @@ public struct ClientConfig {
          */rootCaPem: String? = nil, 
         /**
          * Accept plain `http://` for loopback hosts (local development against the sandbox only).
-         */allowInsecureLoopback: Bool = false) {
+         */allowInsecureLoopback: Bool = false, 
+        /**
+         * The client-side rate limiter (default: on, with the contract's budgets).
+         */rateLimits: RateLimits? = nil, 
+        /**
+         * Most requests of this client on the wire at once (default 64).
+         */maxInFlight: Int32? = nil) {
         self.baseUrl = baseUrl
         self.tokenEndpoint = tokenEndpoint
         self.clientId = clientId
@@ -2884,6 +2898,8 @@ public struct ClientConfig {
         self.userAgent = userAgent
         self.rootCaPem = rootCaPem
         self.allowInsecureLoopback = allowInsecureLoopback
+        self.rateLimits = rateLimits
+        self.maxInFlight = maxInFlight
     }
 
     
@@ -2913,7 +2929,9 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
                 retry: FfiConverterOptionTypeRetryPolicy.read(from: &buf), 
                 userAgent: FfiConverterOptionString.read(from: &buf), 
                 rootCaPem: FfiConverterOptionString.read(from: &buf), 
-                allowInsecureLoopback: FfiConverterBool.read(from: &buf)
+                allowInsecureLoopback: FfiConverterBool.read(from: &buf), 
+                rateLimits: FfiConverterOptionTypeRateLimits.read(from: &buf), 
+                maxInFlight: FfiConverterOptionInt32.read(from: &buf)
         )
     }
 
@@ -2930,6 +2948,8 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
         FfiConverterOptionString.write(value.userAgent, into: &buf)
         FfiConverterOptionString.write(value.rootCaPem, into: &buf)
         FfiConverterBool.write(value.allowInsecureLoopback, into: &buf)
+        FfiConverterOptionTypeRateLimits.write(value.rateLimits, into: &buf)
+        FfiConverterOptionInt32.write(value.maxInFlight, into: &buf)
     }
 }
 
@@ -5152,6 +5172,117 @@ public func FfiConverterTypeProductQuery_lift(_ buf: RustBuffer) throws -> Produ
 #endif
 public func FfiConverterTypeProductQuery_lower(_ value: ProductQuery) -> RustBuffer {
     return FfiConverterTypeProductQuery.lower(value)
+}
+
+
+/**
+ * The client-side rate limiter: the contract's per-client budgets (60 merchant-payment creates,
+ * 300 queries, filtered lists and channel reads shared, 30 re-queues per minute), waited for
+ * instead of earning a 429; a 429 from the service pauses its class for every caller.
+ */
+public struct RateLimits: Equatable, Hashable {
+    /**
+     * False turns pacing off (the service's 429s are still honoured per call).
+     */
+    public var enabled: Bool
+    /**
+     * Merchant-payment creates per window.
+     */
+    public var createPerWindow: Int32
+    /**
+     * Queries, filtered lists and channel reads per window, shared.
+     */
+    public var readPerWindow: Int32
+    /**
+     * Notification re-queues per window.
+     */
+    public var requeuePerWindow: Int32
+    /**
+     * The window in milliseconds (the contract's minute).
+     */
+    public var windowMs: Int64
+    /**
+     * Extra wait beyond the window in milliseconds, against clock and latency differences.
+     */
+    public var marginMs: Int64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * False turns pacing off (the service's 429s are still honoured per call).
+         */enabled: Bool = true, 
+        /**
+         * Merchant-payment creates per window.
+         */createPerWindow: Int32 = 60, 
+        /**
+         * Queries, filtered lists and channel reads per window, shared.
+         */readPerWindow: Int32 = 300, 
+        /**
+         * Notification re-queues per window.
+         */requeuePerWindow: Int32 = 30, 
+        /**
+         * The window in milliseconds (the contract's minute).
+         */windowMs: Int64 = Int64(60000), 
+        /**
+         * Extra wait beyond the window in milliseconds, against clock and latency differences.
+         */marginMs: Int64 = Int64(500)) {
+        self.enabled = enabled
+        self.createPerWindow = createPerWindow
+        self.readPerWindow = readPerWindow
+        self.requeuePerWindow = requeuePerWindow
+        self.windowMs = windowMs
+        self.marginMs = marginMs
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension RateLimits: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeRateLimits: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> RateLimits {
+        return
+            try RateLimits(
+                enabled: FfiConverterBool.read(from: &buf), 
+                createPerWindow: FfiConverterInt32.read(from: &buf), 
+                readPerWindow: FfiConverterInt32.read(from: &buf), 
+                requeuePerWindow: FfiConverterInt32.read(from: &buf), 
+                windowMs: FfiConverterInt64.read(from: &buf), 
+                marginMs: FfiConverterInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: RateLimits, into buf: inout [UInt8]) {
+        FfiConverterBool.write(value.enabled, into: &buf)
+        FfiConverterInt32.write(value.createPerWindow, into: &buf)
+        FfiConverterInt32.write(value.readPerWindow, into: &buf)
+        FfiConverterInt32.write(value.requeuePerWindow, into: &buf)
+        FfiConverterInt64.write(value.windowMs, into: &buf)
+        FfiConverterInt64.write(value.marginMs, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRateLimits_lift(_ buf: RustBuffer) throws -> RateLimits {
+    return try FfiConverterTypeRateLimits.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeRateLimits_lower(_ value: RateLimits) -> RustBuffer {
+    return FfiConverterTypeRateLimits.lower(value)
 }
 
 
@@ -7785,6 +7916,30 @@ fileprivate struct FfiConverterOptionTypeProduct: FfiConverterRustBuffer {
         switch try readInt(&buf) as Int8 {
         case 0: return nil
         case 1: return try FfiConverterTypeProduct.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeRateLimits: FfiConverterRustBuffer {
+    typealias SwiftType = RateLimits?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeRateLimits.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeRateLimits.read(from: &buf)
         default: throw UniffiInternalError.unexpectedOptionalTag
         }
     }

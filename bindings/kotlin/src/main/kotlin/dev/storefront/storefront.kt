@@ -5105,6 +5105,16 @@ data class ClientConfig (
      * Accept plain `http://` for loopback hosts (local development against the sandbox only).
      */
     var `allowInsecureLoopback`: kotlin.Boolean = false 
+    , 
+    /**
+     * The client-side rate limiter (default: on, with the contract's budgets).
+     */
+    var `rateLimits`: RateLimits? = null 
+    , 
+    /**
+     * Most requests of this client on the wire at once (default 64).
+     */
+    var `maxInFlight`: kotlin.Int? = null 
     
 ): Disposable{
     
@@ -5127,7 +5137,9 @@ data class ClientConfig (
         this.`retry`,
         this.`userAgent`,
         this.`rootCaPem`,
-        this.`allowInsecureLoopback`
+        this.`allowInsecureLoopback`,
+        this.`rateLimits`,
+        this.`maxInFlight`
     )
     }
     
@@ -5152,6 +5164,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterBoolean.read(buf),
+            FfiConverterOptionalTypeRateLimits.read(buf),
+            FfiConverterOptionalInt.read(buf),
         )
     }
 
@@ -5167,7 +5181,9 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalTypeRetryPolicy.allocationSize(value.`retry`) +
             FfiConverterOptionalString.allocationSize(value.`userAgent`) +
             FfiConverterOptionalString.allocationSize(value.`rootCaPem`) +
-            FfiConverterBoolean.allocationSize(value.`allowInsecureLoopback`)
+            FfiConverterBoolean.allocationSize(value.`allowInsecureLoopback`) +
+            FfiConverterOptionalTypeRateLimits.allocationSize(value.`rateLimits`) +
+            FfiConverterOptionalInt.allocationSize(value.`maxInFlight`)
     )
 
     override fun write(value: ClientConfig, buf: ByteBuffer) {
@@ -5183,6 +5199,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalString.write(value.`userAgent`, buf)
             FfiConverterOptionalString.write(value.`rootCaPem`, buf)
             FfiConverterBoolean.write(value.`allowInsecureLoopback`, buf)
+            FfiConverterOptionalTypeRateLimits.write(value.`rateLimits`, buf)
+            FfiConverterOptionalInt.write(value.`maxInFlight`, buf)
     }
 }
 
@@ -6834,6 +6852,87 @@ public object FfiConverterTypeProductQuery: FfiConverterRustBuffer<ProductQuery>
             FfiConverterOptionalInt.write(value.`limit`, buf)
             FfiConverterOptionalString.write(value.`gdNo`, buf)
             FfiConverterOptionalString.write(value.`searchValue`, buf)
+    }
+}
+
+
+
+/**
+ * The client-side rate limiter: the contract's per-client budgets (60 merchant-payment creates,
+ * 300 queries, filtered lists and channel reads shared, 30 re-queues per minute), waited for
+ * instead of earning a 429; a 429 from the service pauses its class for every caller.
+ */
+data class RateLimits (
+    /**
+     * False turns pacing off (the service's 429s are still honoured per call).
+     */
+    var `enabled`: kotlin.Boolean = true 
+    , 
+    /**
+     * Merchant-payment creates per window.
+     */
+    var `createPerWindow`: kotlin.Int = 60 
+    , 
+    /**
+     * Queries, filtered lists and channel reads per window, shared.
+     */
+    var `readPerWindow`: kotlin.Int = 300 
+    , 
+    /**
+     * Notification re-queues per window.
+     */
+    var `requeuePerWindow`: kotlin.Int = 30 
+    , 
+    /**
+     * The window in milliseconds (the contract's minute).
+     */
+    var `windowMs`: kotlin.Long = 60000L 
+    , 
+    /**
+     * Extra wait beyond the window in milliseconds, against clock and latency differences.
+     */
+    var `marginMs`: kotlin.Long = 500L 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeRateLimits: FfiConverterRustBuffer<RateLimits> {
+    override fun read(buf: ByteBuffer): RateLimits {
+        return RateLimits(
+            FfiConverterBoolean.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: RateLimits) = (
+            FfiConverterBoolean.allocationSize(value.`enabled`) +
+            FfiConverterInt.allocationSize(value.`createPerWindow`) +
+            FfiConverterInt.allocationSize(value.`readPerWindow`) +
+            FfiConverterInt.allocationSize(value.`requeuePerWindow`) +
+            FfiConverterLong.allocationSize(value.`windowMs`) +
+            FfiConverterLong.allocationSize(value.`marginMs`)
+    )
+
+    override fun write(value: RateLimits, buf: ByteBuffer) {
+            FfiConverterBoolean.write(value.`enabled`, buf)
+            FfiConverterInt.write(value.`createPerWindow`, buf)
+            FfiConverterInt.write(value.`readPerWindow`, buf)
+            FfiConverterInt.write(value.`requeuePerWindow`, buf)
+            FfiConverterLong.write(value.`windowMs`, buf)
+            FfiConverterLong.write(value.`marginMs`, buf)
     }
 }
 
@@ -9890,6 +9989,38 @@ public object FfiConverterOptionalTypeProduct: FfiConverterRustBuffer<Product?> 
         } else {
             buf.put(1)
             FfiConverterTypeProduct.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeRateLimits: FfiConverterRustBuffer<RateLimits?> {
+    override fun read(buf: ByteBuffer): RateLimits? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeRateLimits.read(buf)
+    }
+
+    override fun allocationSize(value: RateLimits?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeRateLimits.allocationSize(value)
+        }
+    }
+
+    override fun write(value: RateLimits?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeRateLimits.write(value, buf)
         }
     }
 }
