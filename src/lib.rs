@@ -70,8 +70,8 @@ pub use reconcile::{
 };
 pub use secret::Secret;
 pub use webhook::{
-    NotificationData, PaymentExpectation, StatusNotification, TestSigner, VersionDecision,
-    WebhookError, WebhookVerifier, status_version_decision,
+    NotificationData, PaymentExpectation, StatusNotification, TestSigner, VerifiedNotification,
+    VersionDecision, WebhookError, WebhookVerifier, status_version_decision,
 };
 
 impl From<MoneyError> for Error {

@@ -34,7 +34,7 @@ mod verify;
 
 pub use guard::{PaymentExpectation, VersionDecision, status_version_decision};
 pub use signer::TestSigner;
-pub use verify::{Clock, WebhookVerifier};
+pub use verify::{Clock, VerifiedNotification, WebhookVerifier};
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;

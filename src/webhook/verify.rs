@@ -1,14 +1,25 @@
 //! The signature verifier: several secrets, constant-time HMAC check, two-sided tolerance.
+//!
+//! The work is done over the raw bytes without allocating: the HMAC is fed the timestamp
+//! text, `.` and the body in place ([`hmac::Context`]), the 64 hex digits are decoded into a
+//! stack array and compared in constant time, then only the envelope (`id`, `type`,
+//! `api_version`, `created_at`) is decoded, borrowing from the body; `data` is decoded on
+//! request ([`VerifiedNotification::data`]).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
 use ring::hmac;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use subtle::ConstantTimeEq;
+use time::OffsetDateTime;
 
 use super::{
     API_VERSION, DEFAULT_TOLERANCE_SECS, EVENT_TYPE_STATUS_CHANGED, HEADER_EVENT_ID,
-    HEADER_SIGNATURE, HEADER_TIMESTAMP, StatusNotification, WebhookError,
+    HEADER_SIGNATURE, HEADER_TIMESTAMP, NotificationData, StatusNotification, WebhookError,
 };
 use crate::secret::Secret;
 
@@ -18,6 +29,9 @@ pub type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
 fn system_clock() -> i64 {
     time::OffsetDateTime::now_utc().unix_timestamp()
 }
+
+/// Length of an HMAC-SHA256 tag in bytes.
+const TAG_LEN: usize = 32;
 
 /// Verifies signed status notifications against one or more secrets (rotation: keep old
 /// secrets until old notifications finish). Cheap to clone; `Send + Sync`.
@@ -35,6 +49,148 @@ impl fmt::Debug for WebhookVerifier {
             .field("tolerance", &self.tolerance)
             .finish_non_exhaustive()
     }
+}
+
+/// The envelope of a notification body, borrowed from it: what verification checks before
+/// handing out a [`VerifiedNotification`]. `data` stays raw JSON text until asked for.
+#[derive(Clone, Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow)]
+    id: Cow<'a, str>,
+    #[serde(rename = "type", borrow)]
+    event_type: Cow<'a, str>,
+    api_version: u32,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    #[serde(borrow)]
+    data: &'a RawValue,
+}
+
+/// A notification whose signature, timestamp and envelope are verified, borrowing the body
+/// bytes it was verified over (contract, Events: verify the raw body before anything else, do
+/// not re-serialize it).
+///
+/// Already checked: the three headers are present, the timestamp is within the tolerance both
+/// ways, the signature is `sha256=` and 64 lowercase hex digits and is the HMAC-SHA256 of
+/// timestamp, `.`, body by one of the configured secrets (constant-time compare), the body is a
+/// JSON object whose `id` equals `X-Service-Event-ID`, whose `type` is
+/// `merchant_payment.status_changed`, whose `api_version` is 1 and whose `created_at` is an
+/// RFC 3339 time (checked eagerly: it is part of the envelope, so an accepted envelope is whole
+/// and only `data` can still fail to decode). `data` is held as raw JSON and decoded by
+/// [`VerifiedNotification::data`] or [`VerifiedNotification::decode`].
+#[derive(Clone)]
+pub struct VerifiedNotification<'a> {
+    body: &'a [u8],
+    envelope: Envelope<'a>,
+}
+
+impl fmt::Debug for VerifiedNotification<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("VerifiedNotification")
+            .field("id", &self.id())
+            .field("event_type", &self.event_type())
+            .field("api_version", &self.api_version())
+            .field("created_at", &self.created_at())
+            .field("body_len", &self.body.len())
+            .finish()
+    }
+}
+
+impl<'a> VerifiedNotification<'a> {
+    /// Notification event number (body `id`, equal to `X-Service-Event-ID`); deduplicate by it.
+    pub fn id(&self) -> &str {
+        &self.envelope.id
+    }
+
+    /// Event type: always `merchant_payment.status_changed` (the only type the contract has).
+    pub fn event_type(&self) -> &str {
+        &self.envelope.event_type
+    }
+
+    /// Notification `api_version`: always [`API_VERSION`] (1).
+    pub fn api_version(&self) -> u32 {
+        self.envelope.api_version
+    }
+
+    /// Notification generation time (not the payment time, which is `data.occurred_at`).
+    pub fn created_at(&self) -> OffsetDateTime {
+        self.envelope.created_at
+    }
+
+    /// The exact body bytes the signature was verified over, for hosts that decode them with
+    /// their own JSON library.
+    pub fn body(&self) -> &'a [u8] {
+        self.body
+    }
+
+    /// Decodes `data`, the payment snapshot, now (only `data` is parsed). A `data` that is not
+    /// a valid snapshot is [`WebhookError::InvalidBody`]. After this, the contract asks to check
+    /// reference, amount, currency and `test_mode` ([`super::PaymentExpectation`]).
+    pub fn data(&self) -> Result<NotificationData, WebhookError> {
+        serde_json::from_str(self.envelope.data.get())
+            .map_err(|e| WebhookError::InvalidBody(e.to_string()))
+    }
+
+    /// The whole typed notification (envelope and decoded `data`), as
+    /// [`WebhookVerifier::verify`] returns it.
+    pub fn decode(&self) -> Result<StatusNotification, WebhookError> {
+        let data = self.data()?;
+        Ok(StatusNotification {
+            id: self.envelope.id.clone().into_owned(),
+            event_type: self.envelope.event_type.clone().into_owned(),
+            api_version: self.envelope.api_version,
+            created_at: self.envelope.created_at,
+            data,
+        })
+    }
+}
+
+/// Unix seconds from the `X-Service-Timestamp` text: 1 to 19 ASCII digits, nothing else.
+fn parse_timestamp(text: &str) -> Result<i64, WebhookError> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || bytes.len() > 19 {
+        return Err(WebhookError::MalformedTimestamp);
+    }
+    let mut value: i64 = 0;
+    for &b in bytes {
+        if !b.is_ascii_digit() {
+            return Err(WebhookError::MalformedTimestamp);
+        }
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i64::from(b - b'0')))
+            .ok_or(WebhookError::MalformedTimestamp)?;
+    }
+    Ok(value)
+}
+
+/// The value of one lowercase hex digit, `None` for anything else (uppercase included: the
+/// contract's format is lowercase).
+fn hex_digit(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// The tag from `X-Service-Signature`: `sha256=` and exactly 64 lowercase hex digits, decoded
+/// into a stack array.
+fn parse_signature(header: &str) -> Result<[u8; TAG_LEN], WebhookError> {
+    let hex = header
+        .strip_prefix("sha256=")
+        .ok_or(WebhookError::MalformedSignature)?
+        .as_bytes();
+    if hex.len() != 2 * TAG_LEN {
+        return Err(WebhookError::MalformedSignature);
+    }
+    let mut tag = [0u8; TAG_LEN];
+    for (out, pair) in tag.iter_mut().zip(hex.chunks_exact(2)) {
+        let hi = hex_digit(pair[0]).ok_or(WebhookError::MalformedSignature)?;
+        let lo = hex_digit(pair[1]).ok_or(WebhookError::MalformedSignature)?;
+        *out = (hi << 4) | lo;
+    }
+    Ok(tag)
 }
 
 impl WebhookVerifier {
@@ -74,11 +230,12 @@ impl WebhookVerifier {
     }
 
     /// Verifies a delivery given its three header values (`None` when absent) and the raw
-    /// body bytes exactly as received, and returns the typed notification.
+    /// body bytes exactly as received, and returns the typed notification
+    /// ([`WebhookVerifier::verify_raw`] then [`VerifiedNotification::decode`]).
     ///
     /// Checks, in order: headers present, timestamp within tolerance both ways, signature
-    /// format, HMAC by any secret (constant time), body decodes, body `id` equals the event-id
-    /// header, event type and `api_version`.
+    /// format, HMAC by any secret (constant time), body envelope decodes, body `id` equals the
+    /// event-id header, event type and `api_version`, then `data` decodes.
     pub fn verify(
         &self,
         event_id: Option<&str>,
@@ -99,19 +256,44 @@ impl WebhookVerifier {
         signature: Option<&str>,
         body: &[u8],
     ) -> Result<StatusNotification, WebhookError> {
+        self.verify_raw_at(now, event_id, timestamp, signature, body)?
+            .decode()
+    }
+
+    /// [`WebhookVerifier::verify_raw_at`] at the verifier's clock.
+    pub fn verify_raw<'a>(
+        &self,
+        event_id: Option<&str>,
+        timestamp: Option<&str>,
+        signature: Option<&str>,
+        body: &'a [u8],
+    ) -> Result<VerifiedNotification<'a>, WebhookError> {
+        self.verify_raw_at((self.clock)(), event_id, timestamp, signature, body)
+    }
+
+    /// Verifies a delivery over the raw body bytes without allocating for the signature, and
+    /// decodes only the envelope (borrowing from `body`); `data` is decoded on request.
+    ///
+    /// Contract rules (Events), checked in this order, each failure its own
+    /// [`WebhookError`]: the three headers are present; `X-Service-Timestamp` is Unix seconds
+    /// no more than the tolerance (5 minutes) before or after `now`; `X-Service-Signature` is
+    /// `sha256=` and 64 lowercase hex digits; it equals the HMAC-SHA256 of the timestamp text,
+    /// `.` and the body bytes (not re-serialized) under any configured secret (rotation),
+    /// compared in constant time; the body is a notification envelope; its `id` equals
+    /// `X-Service-Event-ID`; `type` is `merchant_payment.status_changed`; `api_version` is 1.
+    pub fn verify_raw_at<'a>(
+        &self,
+        now: i64,
+        event_id: Option<&str>,
+        timestamp: Option<&str>,
+        signature: Option<&str>,
+        body: &'a [u8],
+    ) -> Result<VerifiedNotification<'a>, WebhookError> {
         let event_id = event_id.ok_or(WebhookError::MissingHeader(HEADER_EVENT_ID))?;
         let timestamp = timestamp.ok_or(WebhookError::MissingHeader(HEADER_TIMESTAMP))?;
         let signature = signature.ok_or(WebhookError::MissingHeader(HEADER_SIGNATURE))?;
 
-        if timestamp.is_empty()
-            || timestamp.len() > 19
-            || !timestamp.bytes().all(|b| b.is_ascii_digit())
-        {
-            return Err(WebhookError::MalformedTimestamp);
-        }
-        let ts: i64 = timestamp
-            .parse()
-            .map_err(|_| WebhookError::MalformedTimestamp)?;
+        let ts = parse_timestamp(timestamp)?;
         let tol = self.tolerance.as_secs();
         if now > ts && now.abs_diff(ts) > tol {
             return Err(WebhookError::TimestampTooOld {
@@ -124,42 +306,29 @@ impl WebhookVerifier {
             });
         }
 
-        let hex_sig = signature
-            .strip_prefix("sha256=")
-            .ok_or(WebhookError::MalformedSignature)?;
-        if hex_sig.len() != 64
-            || !hex_sig
-                .bytes()
-                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-        {
-            return Err(WebhookError::MalformedSignature);
-        }
-        let tag = hex::decode(hex_sig).map_err(|_| WebhookError::MalformedSignature)?;
-        let mut input = Vec::with_capacity(timestamp.len() + 1 + body.len());
-        input.extend_from_slice(timestamp.as_bytes());
-        input.push(b'.');
-        input.extend_from_slice(body);
-        // ring::hmac::verify compares in constant time.
+        let tag = parse_signature(signature)?;
         if !self
             .keys
             .iter()
-            .any(|k| hmac::verify(k, &input, &tag).is_ok())
+            .any(|key| signed_by(key, timestamp.as_bytes(), body, &tag))
         {
             return Err(WebhookError::SignatureMismatch);
         }
 
-        let n: StatusNotification =
+        let envelope: Envelope<'a> =
             serde_json::from_slice(body).map_err(|e| WebhookError::InvalidBody(e.to_string()))?;
-        if n.id != event_id {
+        if envelope.id != event_id {
             return Err(WebhookError::EventIdMismatch);
         }
-        if n.event_type != EVENT_TYPE_STATUS_CHANGED {
-            return Err(WebhookError::UnsupportedEventType(n.event_type));
+        if envelope.event_type != EVENT_TYPE_STATUS_CHANGED {
+            return Err(WebhookError::UnsupportedEventType(
+                envelope.event_type.into_owned(),
+            ));
         }
-        if n.api_version != API_VERSION {
-            return Err(WebhookError::UnsupportedApiVersion(n.api_version));
+        if envelope.api_version != API_VERSION {
+            return Err(WebhookError::UnsupportedApiVersion(envelope.api_version));
         }
-        Ok(n)
+        Ok(VerifiedNotification { body, envelope })
     }
 
     /// [`WebhookVerifier::verify`] with the headers read from an HTTP header map (axum, hyper
@@ -180,6 +349,16 @@ impl WebhookVerifier {
         let signature = get(HEADER_SIGNATURE).map_err(|_| WebhookError::MalformedSignature)?;
         self.verify(event_id, timestamp, signature, body)
     }
+}
+
+/// Whether `tag` is the HMAC of `timestamp`, `.`, `body` under `key`: the parts are fed in place
+/// (no copy of the signed input) and the tags compared in constant time.
+fn signed_by(key: &hmac::Key, timestamp: &[u8], body: &[u8], tag: &[u8; TAG_LEN]) -> bool {
+    let mut ctx = hmac::Context::with_key(key);
+    ctx.update(timestamp);
+    ctx.update(b".");
+    ctx.update(body);
+    bool::from(ctx.sign().as_ref().ct_eq(tag.as_slice()))
 }
 
 #[cfg(test)]
@@ -347,6 +526,190 @@ mod tests {
         assert_eq!(
             check(Some("N1"), Some(&ts), Some(&sign(s, NOW, &v2)), &v2),
             "unsupported_api_version"
+        );
+    }
+
+    /// Every rejection of the contract through the raw (borrowed) path.
+    #[test]
+    fn raw_path_rejects_each_fault() {
+        let s = "secret-eeeeeeeeeeeeeeeeeeeeeeeeeeeeee";
+        let v = verifier(&["rotated-out-ffffffffffffffffffffffff", s]);
+        let b = body("N1");
+        let ts = NOW.to_string();
+        let good = sign(s, NOW, &b);
+        let code = |id: Option<&str>, t: Option<&str>, sig: Option<&str>, body: &[u8]| {
+            v.verify_raw_at(NOW, id, t, sig, body).unwrap_err().code()
+        };
+        // Genuine, by either secret (rotation).
+        for secret in ["rotated-out-ffffffffffffffffffffffff", s] {
+            let n = v
+                .verify_raw_at(NOW, Some("N1"), Some(&ts), Some(&sign(secret, NOW, &b)), &b)
+                .unwrap();
+            assert_eq!(n.id(), "N1");
+        }
+        // Missing headers.
+        assert_eq!(code(None, Some(&ts), Some(&good), &b), "missing_header");
+        assert_eq!(code(Some("N1"), None, Some(&good), &b), "missing_header");
+        assert_eq!(code(Some("N1"), Some(&ts), None, &b), "missing_header");
+        // Timestamp text.
+        for t in [
+            "",
+            "12a",
+            "-1",
+            "+1",
+            " 1",
+            "99999999999999999999",
+            "9999999999999999999",
+        ] {
+            assert_eq!(
+                code(Some("N1"), Some(t), Some(&good), &b),
+                "malformed_timestamp",
+                "{t:?}"
+            );
+        }
+        // Both tolerance edges: 300 s is accepted, 301 s is not, in both directions.
+        for (at, expected) in [
+            (NOW - 300, None),
+            (NOW + 300, None),
+            (NOW - 301, Some("timestamp_too_old")),
+            (NOW + 301, Some("timestamp_in_future")),
+        ] {
+            let r = v.verify_raw_at(
+                NOW,
+                Some("N1"),
+                Some(&at.to_string()),
+                Some(&sign(s, at, &b)),
+                &b,
+            );
+            assert_eq!(r.err().map(|e| e.code()), expected, "at {at}");
+        }
+        // One body byte changed.
+        let mut tampered = b.clone();
+        let i = tampered.iter().position(|&c| c == b'M').unwrap();
+        tampered[i] = b'X';
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&good), &tampered),
+            "signature_mismatch"
+        );
+        // One signature digit changed (still well-formed).
+        let mut sig = good.clone().into_bytes();
+        let last = sig.len() - 1;
+        sig[last] = if sig[last] == b'0' { b'1' } else { b'0' };
+        let sig = String::from_utf8(sig).unwrap();
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&sig), &b),
+            "signature_mismatch"
+        );
+        // Format: uppercase hex, lengths 63 and 65, missing or wrong prefix, non-hex digit.
+        let upper = format!("sha256={}", good[7..].to_uppercase());
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&upper), &b),
+            "malformed_signature"
+        );
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&good[..good.len() - 1]), &b),
+            "malformed_signature"
+        );
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&format!("{good}0")), &b),
+            "malformed_signature"
+        );
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&good[7..]), &b),
+            "malformed_signature"
+        );
+        let sha1 = format!("sha1={}", &good[7..]);
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&sha1), &b),
+            "malformed_signature"
+        );
+        let non_hex = format!("{}g", &good[..good.len() - 1]);
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&non_hex), &b),
+            "malformed_signature"
+        );
+        // Signed by a secret the verifier does not have.
+        let foreign = sign("another-secret-gggggggggggggggggggg", NOW, &b);
+        assert_eq!(
+            code(Some("N1"), Some(&ts), Some(&foreign), &b),
+            "signature_mismatch"
+        );
+        // Envelope checks after the signature.
+        assert_eq!(
+            code(Some("N2"), Some(&ts), Some(&good), &b),
+            "event_id_mismatch"
+        );
+        let signed = |body: &[u8]| code(Some("N1"), Some(&ts), Some(&sign(s, NOW, body)), body);
+        let text = String::from_utf8(b.clone()).unwrap();
+        let other_type = text.replace("status_changed", "created");
+        assert_eq!(signed(other_type.as_bytes()), "unsupported_event_type");
+        let v2 = text.replace("\"api_version\":1", "\"api_version\":2");
+        assert_eq!(signed(v2.as_bytes()), "unsupported_api_version");
+        assert_eq!(signed(b"not json"), "invalid_body");
+        // `created_at` is part of the envelope and checked eagerly.
+        let bad_created = text.replace("2026-09-21T10:00:00Z", "yesterday");
+        assert_eq!(signed(bad_created.as_bytes()), "invalid_body");
+        let no_data = text[..text.find(",\"data\"").unwrap()].to_string() + "}";
+        assert_eq!(signed(no_data.as_bytes()), "invalid_body");
+    }
+
+    /// A body whose signature and envelope are fine but whose `data` is not a snapshot:
+    /// verification over the raw bytes succeeds, `data()` and `decode()` refuse it, and so does
+    /// the typed `verify`.
+    #[test]
+    fn malformed_data_fails_only_when_decoded() {
+        let s = "secret-hhhhhhhhhhhhhhhhhhhhhhhhhhhhhh";
+        let v = verifier(&[s]);
+        let b = String::from_utf8(body("N1"))
+            .unwrap()
+            .replace("\"amount_minor\":1250", "\"amount_minor\":\"1250\"")
+            .into_bytes();
+        let ts = NOW.to_string();
+        let sig = sign(s, NOW, &b);
+        let n = v
+            .verify_raw_at(NOW, Some("N1"), Some(&ts), Some(&sig), &b)
+            .unwrap();
+        assert_eq!(n.id(), "N1");
+        assert_eq!(n.event_type(), EVENT_TYPE_STATUS_CHANGED);
+        assert_eq!(n.api_version(), API_VERSION);
+        assert!(matches!(n.data(), Err(WebhookError::InvalidBody(_))));
+        assert!(matches!(n.decode(), Err(WebhookError::InvalidBody(_))));
+        assert_eq!(
+            v.verify_at(NOW, Some("N1"), Some(&ts), Some(&sig), &b)
+                .unwrap_err()
+                .code(),
+            "invalid_body"
+        );
+    }
+
+    /// The borrowed view hands back the very bytes it verified, and its lazy decode equals the
+    /// typed parse of the whole body.
+    #[test]
+    fn raw_view_borrows_the_body_and_decodes_like_the_typed_parse() {
+        let s = "secret-iiiiiiiiiiiiiiiiiiiiiiiiiiiiii";
+        let v = verifier(&[s]);
+        // An escaped id (`\u0031` is `1`) is decoded, not borrowed, and still matches.
+        let b = String::from_utf8(body("N\\u0031")).unwrap().into_bytes();
+        let ts = NOW.to_string();
+        let sig = sign(s, NOW, &b);
+        let n = v
+            .verify_raw_at(NOW, Some("N1"), Some(&ts), Some(&sig), &b)
+            .unwrap();
+        assert!(std::ptr::eq(n.body(), b.as_slice()));
+        assert_eq!(n.body(), b.as_slice());
+        assert_eq!(n.id(), "N1");
+        let whole: StatusNotification = serde_json::from_slice(&b).unwrap();
+        assert_eq!(n.created_at(), whole.created_at);
+        assert_eq!(n.data().unwrap(), whole.data);
+        assert_eq!(n.decode().unwrap(), whole);
+        assert_eq!(
+            v.verify(Some("N1"), Some(&ts), Some(&sig), &b).unwrap(),
+            whole
+        );
+        let debug = format!("{n:?}");
+        assert!(
+            debug.contains("N1") && !debug.contains("order_no"),
+            "{debug}"
         );
     }
 
