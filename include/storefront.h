@@ -648,6 +648,48 @@ sf_result sf_webhook_verify_at(const sf_webhook_verifier *verifier,
                                char **notification_json_out,
                                sf_error **error_out);
 
+// Verifies a status notification and hands nothing back: on `SF_RESULT_OK` the caller's own
+// `body` buffer is the verified notification, which the caller decodes once with its own JSON
+// library (no JSON is re-encoded across the ABI, nothing is allocated for the caller, nothing
+// is to be freed).
+//
+// The same checks as `sf_webhook_verify`, in the same order and with the same
+// `SF_RESULT_WEBHOOK_*` codes (contract, Events): the three headers are present
+// (`X-Service-Event-ID`, `X-Service-Timestamp`, `X-Service-Signature`, NULL when absent), the
+// timestamp is within 5 minutes of the system clock both ways, the signature is `sha256=` and
+// 64 lowercase hex digits and is the HMAC-SHA256 of timestamp, `.`, raw body by one of the
+// verifier's secrets (constant-time compare), the body is a notification envelope whose `id`
+// equals the event-id header, whose `type` is `merchant_payment.status_changed`, whose
+// `api_version` is 1 and whose `created_at` is an RFC 3339 time. Unlike `sf_webhook_verify`,
+// `data` is not decoded here: decode and check it with your JSON library (the notification
+// shape of `sf_webhook_verify`), then check it with `sf_payment_expectation_check`,
+// deduplicate by `id` and book by `data.event_id`.
+//
+// # Safety
+// `verifier` NULL or live; strings NULL or NUL-terminated; `body` NULL (only with length 0) or
+// readable for `body_len` bytes and unchanged during the call; `error_out` NULL or writable.
+sf_result sf_webhook_verify_body(const sf_webhook_verifier *verifier,
+                                 const char *event_id,
+                                 const char *timestamp,
+                                 const char *signature,
+                                 const uint8_t *body,
+                                 size_t body_len,
+                                 sf_error **error_out);
+
+// `sf_webhook_verify_body` with an explicit current time in Unix seconds instead of the system
+// clock (for tests, and for servers with their own time source).
+//
+// # Safety
+// As for `sf_webhook_verify_body`.
+sf_result sf_webhook_verify_body_at(const sf_webhook_verifier *verifier,
+                                    const char *event_id,
+                                    const char *timestamp,
+                                    const char *signature,
+                                    const uint8_t *body,
+                                    size_t body_len,
+                                    int64_t now_unix,
+                                    sf_error **error_out);
+
 // Test signer for host apps' own receiver tests: the `X-Service-Signature` value
 // (`sha256=` + lowercase hex HMAC-SHA256 of `timestamp.body`) the service would send.
 //

@@ -186,6 +186,110 @@ pub unsafe extern "C" fn sf_webhook_verify_at(
     })
 }
 
+/// Shared body of the two verify-body exports: checks without decoding `data` or allocating.
+///
+/// # Safety
+/// As for `sf_webhook_verify_body`.
+unsafe fn verify_body(
+    verifier: *const sf_webhook_verifier,
+    event_id: *const c_char,
+    timestamp: *const c_char,
+    signature: *const c_char,
+    body: *const u8,
+    body_len: usize,
+    now_unix: Option<i64>,
+) -> Result<(), Failure> {
+    // SAFETY: forwarded caller contract.
+    let verifier = unsafe { verifier.as_ref() }.ok_or_else(|| Failure::null("verifier"))?;
+    // SAFETY: forwarded caller contract.
+    let (event_id, timestamp, signature, body) = unsafe {
+        (
+            opt_str_arg(event_id, "event_id")?,
+            opt_str_arg(timestamp, "timestamp")?,
+            opt_str_arg(signature, "signature")?,
+            bytes_arg(body, body_len, "body")?,
+        )
+    };
+    let verifier = &verifier.verifier;
+    match now_unix {
+        Some(now) => verifier.verify_raw_at(now, event_id, timestamp, signature, body)?,
+        None => verifier.verify_raw(event_id, timestamp, signature, body)?,
+    };
+    Ok(())
+}
+
+/// Verifies a status notification and hands nothing back: on `SF_RESULT_OK` the caller's own
+/// `body` buffer is the verified notification, which the caller decodes once with its own JSON
+/// library (no JSON is re-encoded across the ABI, nothing is allocated for the caller, nothing
+/// is to be freed).
+///
+/// The same checks as `sf_webhook_verify`, in the same order and with the same
+/// `SF_RESULT_WEBHOOK_*` codes (contract, Events): the three headers are present
+/// (`X-Service-Event-ID`, `X-Service-Timestamp`, `X-Service-Signature`, NULL when absent), the
+/// timestamp is within 5 minutes of the system clock both ways, the signature is `sha256=` and
+/// 64 lowercase hex digits and is the HMAC-SHA256 of timestamp, `.`, raw body by one of the
+/// verifier's secrets (constant-time compare), the body is a notification envelope whose `id`
+/// equals the event-id header, whose `type` is `merchant_payment.status_changed`, whose
+/// `api_version` is 1 and whose `created_at` is an RFC 3339 time. Unlike `sf_webhook_verify`,
+/// `data` is not decoded here: decode and check it with your JSON library (the notification
+/// shape of `sf_webhook_verify`), then check it with `sf_payment_expectation_check`,
+/// deduplicate by `id` and book by `data.event_id`.
+///
+/// # Safety
+/// `verifier` NULL or live; strings NULL or NUL-terminated; `body` NULL (only with length 0) or
+/// readable for `body_len` bytes and unchanged during the call; `error_out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sf_webhook_verify_body(
+    verifier: *const sf_webhook_verifier,
+    event_id: *const c_char,
+    timestamp: *const c_char,
+    signature: *const c_char,
+    body: *const u8,
+    body_len: usize,
+    error_out: *mut *mut sf_error,
+) -> sf_result {
+    boundary::call(error_out, || {
+        // SAFETY: caller contract of this export.
+        unsafe {
+            verify_body(
+                verifier, event_id, timestamp, signature, body, body_len, None,
+            )
+        }
+    })
+}
+
+/// `sf_webhook_verify_body` with an explicit current time in Unix seconds instead of the system
+/// clock (for tests, and for servers with their own time source).
+///
+/// # Safety
+/// As for `sf_webhook_verify_body`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sf_webhook_verify_body_at(
+    verifier: *const sf_webhook_verifier,
+    event_id: *const c_char,
+    timestamp: *const c_char,
+    signature: *const c_char,
+    body: *const u8,
+    body_len: usize,
+    now_unix: i64,
+    error_out: *mut *mut sf_error,
+) -> sf_result {
+    boundary::call(error_out, || {
+        // SAFETY: caller contract of this export.
+        unsafe {
+            verify_body(
+                verifier,
+                event_id,
+                timestamp,
+                signature,
+                body,
+                body_len,
+                Some(now_unix),
+            )
+        }
+    })
+}
+
 /// Test signer for host apps' own receiver tests: the `X-Service-Signature` value
 /// (`sha256=` + lowercase hex HMAC-SHA256 of `timestamp.body`) the service would send.
 ///
@@ -259,3 +363,7 @@ pub extern "C" fn sf_status_version_decision(
         }
     })
 }
+
+#[cfg(test)]
+#[path = "tests_webhook.rs"]
+mod tests;
