@@ -83,6 +83,14 @@ SIGNATURES = {
         [c_void_p, c_char_p, c_char_p, c_char_p, c_void_p, c_size_t, c_int64, _p, _p],
         c_result,
     ),
+    "sf_webhook_verify_body": (
+        [c_void_p, c_char_p, c_char_p, c_char_p, c_void_p, c_size_t, _p],
+        c_result,
+    ),
+    "sf_webhook_verify_body_at": (
+        [c_void_p, c_char_p, c_char_p, c_char_p, c_void_p, c_size_t, c_int64, _p],
+        c_result,
+    ),
     "sf_webhook_sign": ([c_char_p, c_int64, c_void_p, c_size_t, _p, _p], c_result),
     "sf_payment_expectation_check": ([c_char_p, c_char_p, _p], c_result),
     "sf_status_version_decision": ([c_int64, c_uint64], c_uint32),
@@ -102,6 +110,8 @@ OPTIONAL = frozenset(
         "sf_cancel_scope_enter",
         "sf_cancel_scope_exit",
         "sf_client_persistent",
+        "sf_webhook_verify_body",
+        "sf_webhook_verify_body_at",
         "sf_log_set_callback",
         "sf_log_buffer_enable",
         "sf_log_drain",

@@ -9,10 +9,14 @@ Three lines in a request handler::
 
 from __future__ import annotations
 
+import json
+import re
+from ctypes import byref, c_void_p
+from decimal import Decimal
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _lib
-from ._call import buffer, call_handle, call_json, call_string, call_unit, encode, to_json
+from ._call import buffer, call_handle, call_json, call_string, call_unit, encode, raise_for, to_json
 from ._handle import Handle
 from .errors import (
     StorefrontError,
@@ -21,7 +25,7 @@ from .errors import (
     WebhookHeaderError,
 )
 from .inputs import I64, U64, check_int
-from .models import StatusNotification
+from .models import ResultDict, StatusNotification
 
 EVENT_ID_HEADER = "X-Service-Event-ID"
 TIMESTAMP_HEADER = "X-Service-Timestamp"
@@ -97,12 +101,10 @@ def _values(headers: Headers, name: str) -> List[Any]:
     return found
 
 
-def header_value(headers: Headers, name: str) -> Optional[str]:
-    """The single value of header ``name`` as text, or None when absent. Raises
-    :class:`~storefront.WebhookHeaderError` naming the header when it is duplicated (two
-    entries, or a list of two values), not text or UTF-8 bytes, holds a NUL character, or is
-    longer than ``MAX_HEADER_BYTES``."""
-    values = _values(headers, name)
+def _checked(name: str, values: List[Any]) -> Optional[bytes]:
+    """The single value among ``values`` (what was found for header ``name``) as UTF-8 bytes,
+    or None when absent; raises :class:`~storefront.WebhookHeaderError` as
+    :func:`header_value` documents."""
     if isinstance(values[0] if len(values) == 1 else None, (list, tuple)):
         values = list(values[0])
     if not values:
@@ -115,32 +117,187 @@ def header_value(headers: Headers, name: str) -> Optional[str]:
         if len(raw) > MAX_HEADER_BYTES:
             raise _header_error(name, f"header {name} is longer than {MAX_HEADER_BYTES} bytes")
         try:
-            value = raw.decode("utf-8")
+            raw.decode("utf-8")
         except UnicodeDecodeError:
             raise _header_error(name, f"header {name} is not UTF-8") from None
-    elif not isinstance(value, str):
+    elif isinstance(value, str):
+        try:
+            raw = value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise _header_error(name, f"header {name} is not valid text") from None
+    else:
         raise _header_error(name, f"header {name} must be text, not {type(value).__name__}")
-    try:
-        size = len(value.encode("utf-8"))
-    except UnicodeEncodeError:
-        raise _header_error(name, f"header {name} is not valid text") from None
-    if size > MAX_HEADER_BYTES:
+    if len(raw) > MAX_HEADER_BYTES:
         raise _header_error(name, f"header {name} is longer than {MAX_HEADER_BYTES} bytes")
-    if "\0" in value:
+    if b"\0" in raw:
         raise _header_error(name, f"header {name} contains a NUL character")
-    return value
+    return raw
+
+
+def header_value(headers: Headers, name: str) -> Optional[str]:
+    """The single value of header ``name`` as text, or None when absent. Raises
+    :class:`~storefront.WebhookHeaderError` naming the header when it is duplicated (two
+    entries, or a list of two values), not text or UTF-8 bytes, holds a NUL character, or is
+    longer than ``MAX_HEADER_BYTES``."""
+    raw = _checked(name, _values(headers, name))
+    return None if raw is None else raw.decode("utf-8")
+
+
+#: The three headers a delivery carries, in the order of the C arguments.
+_HEADERS = (EVENT_ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER)
+#: Every lower-cased spelling of the three headers -> its index in ``_HEADERS``.
+_SPELLINGS = {spelling: index for index, name in enumerate(_HEADERS) for spelling in _names(name)}
+
+
+def _three_headers(headers: Headers) -> Tuple[Optional[bytes], Optional[bytes], Optional[bytes]]:
+    """The three header values as UTF-8 bytes (None when absent), found in one pass over the
+    headers, with the checks and errors of :func:`header_value`."""
+    pairs = _pairs(headers)
+    if pairs is None:  # an object with get() only (or not headers at all: header_value says so)
+        found = [_values(headers, name) for name in _HEADERS]
+    else:
+        found = [[], [], []]
+        spellings = _SPELLINGS
+        for pair in pairs:
+            try:
+                key, value = pair
+            except (TypeError, ValueError):
+                raise _header_error(EVENT_ID_HEADER, "headers must be (name, value) pairs", "webhook_bad_headers") from None
+            if isinstance(key, (bytes, bytearray)):
+                key = bytes(key).decode("latin-1")
+            if isinstance(key, str) and value is not None:
+                index = spellings.get(key.lower())
+                if index is not None:
+                    found[index].append(value)
+    return (
+        _checked(EVENT_ID_HEADER, found[0]),
+        _checked(TIMESTAMP_HEADER, found[1]),
+        _checked(SIGNATURE_HEADER, found[2]),
+    )
+
+
+_max_body: Optional[int] = None
 
 
 def _body(body: Any) -> bytes:
-    if isinstance(body, str):
+    global _max_body
+    if type(body) is bytes:  # the common case: no copy
+        raw = body
+    elif isinstance(body, str):
         raise _body_error("pass the raw body as bytes, exactly as received (not str)")
-    if not isinstance(body, (bytes, bytearray, memoryview)):
+    elif isinstance(body, (bytes, bytearray, memoryview)):
+        raw = bytes(body)
+    else:
         raise _body_error(f"the body must be bytes, not {type(body).__name__}")
-    raw = bytes(body)
-    limit = _lib.lib().sf_max_input_bytes()
-    if len(raw) > limit:
-        raise _body_error(f"the body is longer than {limit} bytes", "webhook_body_too_large")
+    if _max_body is None:
+        _max_body = _lib.lib().sf_max_input_bytes()
+    if len(raw) > _max_body:
+        raise _body_error(f"the body is longer than {_max_body} bytes", "webhook_body_too_large")
     return raw
+
+
+# -- the verified body, decoded once -----------------------------------------------------------
+
+#: One decoder for every notification: objects become ``ResultDict`` (as every result of the
+#: wrapper), a number with a fraction ``Decimal`` (never ``float``).
+_DECODER = json.JSONDecoder(parse_float=Decimal, object_pairs_hook=ResultDict)
+#: RFC 3339 date-time (the service's times): shape and field ranges.
+_RFC3339 = re.compile(
+    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
+    r"(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)\Z"
+)
+#: ``data`` fields and what each must be (the snapshot of ``StatusNotification.data``).
+_TEXT = ("order_no", "external_reference", "currency", "status")
+_OPTIONAL_TEXT = ("event_id", "provider_trade_no")
+#: Integer fields: (name, smallest, largest): minor units are positive and at most 2^53 - 1,
+#: the precision is 0 to 18 (MAX_SCALE), the version an unsigned 64-bit number.
+_INTEGERS = (
+    ("amount_minor", 1, 9007199254740991),
+    ("currency_decimals", 0, 18),
+    ("status_version", 0, 18446744073709551615),
+)
+
+
+def _data_problem(data: Any) -> Optional[str]:
+    """What is wrong with a verified notification's ``data`` (None when it is a valid
+    snapshot): the checks the library's typed decoding makes (``sf_webhook_verify``), done on
+    the host's own parse."""
+    if type(data) is not ResultDict:
+        return "data: not an object"
+    for name in _TEXT:
+        if type(data.get(name)) is not str:
+            return f"data.{name}: missing or not a string"
+    for name, low, high in _INTEGERS:
+        value = data.get(name)
+        if type(value) is not int or not low <= value <= high:
+            return f"data.{name}: missing, not an integer, or outside {low}..{high}"
+    if type(data.get("test_mode")) is not bool:
+        return "data.test_mode: missing or not a boolean"
+    expires = data.get("expires_at")
+    if type(expires) is not str or _RFC3339.match(expires) is None:
+        return "data.expires_at: missing or not an RFC 3339 time"
+    payment_no = data.get("payment_no", "")
+    if type(payment_no) is not str:
+        return "data.payment_no: not a string"
+    for name in _OPTIONAL_TEXT:
+        value = data.get(name)
+        if value is not None and type(value) is not str:
+            return f"data.{name}: not a string"
+    occurred = data.get("occurred_at")
+    if occurred is not None and (type(occurred) is not str or _RFC3339.match(occurred) is None):
+        return "data.occurred_at: not an RFC 3339 time"
+    return None
+
+
+_match_time = _RFC3339.match
+_OPTIONAL_FIELDS = (("payment_no", ""), ("event_id", None), ("provider_trade_no", None), ("occurred_at", None))
+
+
+def _data_valid(data: Any) -> bool:
+    """The checks of :func:`_data_problem` in one expression, for the common case of a valid
+    snapshot (``_data_problem`` then names what is wrong when this is false)."""
+    if type(data) is not ResultDict:
+        return False
+    get = data.get
+    amount, decimals, version = get("amount_minor"), get("currency_decimals"), get("status_version")
+    expires, occurred, payment_no = get("expires_at"), get("occurred_at"), get("payment_no", "")
+    event_id, trade_no = get("event_id"), get("provider_trade_no")
+    return (
+        type(get("order_no")) is str
+        and type(get("external_reference")) is str
+        and type(get("currency")) is str
+        and type(get("status")) is str
+        and type(amount) is int
+        and 1 <= amount <= 9007199254740991
+        and type(decimals) is int
+        and 0 <= decimals <= 18
+        and type(version) is int
+        and 0 <= version <= 18446744073709551615
+        and type(get("test_mode")) is bool
+        and type(expires) is str
+        and _match_time(expires) is not None
+        and type(payment_no) is str
+        and (event_id is None or type(event_id) is str)
+        and (trade_no is None or type(trade_no) is str)
+        and (occurred is None or (type(occurred) is str and _match_time(occurred) is not None))
+    )
+
+
+def _notification(raw: bytes) -> StatusNotification:
+    """Decodes a body the library verified (signature, timestamp and envelope) with Python's
+    own JSON, once, and checks its ``data``; absent optional fields are filled in as the
+    library's typed decoding did (``payment_no`` "", the others None)."""
+    try:
+        notification = _DECODER.decode(raw.decode("utf-8"))
+    except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise _body_error(f"invalid notification body: {error}") from None
+    data = notification.get("data")
+    if not _data_valid(data):
+        raise _body_error(f"invalid notification body: {_data_problem(data)}")
+    for name, default in _OPTIONAL_FIELDS:
+        if name not in data:
+            data[name] = default
+    return notification  # type: ignore[return-value]
 
 
 class WebhookVerifier:
@@ -160,6 +317,11 @@ class WebhookVerifier:
             call_handle("sf_webhook_verifier_new", to_json(list(secrets))),
             "sf_webhook_verifier_free",
         )
+        # The body-only exports (one JSON pass: the library checks, Python decodes); a library
+        # older than this package lacks them and verifies with its own decoding instead.
+        library = _lib.lib()
+        self._verify_body = library.sf_webhook_verify_body if _lib.has("sf_webhook_verify_body") else None
+        self._verify_body_at = library.sf_webhook_verify_body_at if _lib.has("sf_webhook_verify_body_at") else None
 
     def close(self) -> None:
         """Releases the verifier after in-flight verifications finish (idempotent)."""
@@ -200,19 +362,59 @@ class WebhookVerifier:
             len(raw),
         )
 
+    def _verified(self, headers: Headers, body: Any, now: Optional[int]) -> StatusNotification:
+        """One verification through ``sf_webhook_verify_body[_at]``: the library checks the
+        headers, the signature over the caller's own body bytes (passed in place, not copied)
+        and the envelope, and hands nothing back; the body is then decoded here, once."""
+        raw = _body(body)
+        event_id, timestamp, signature = _three_headers(headers)
+        error = c_void_p()
+        pointer = self._handle.acquire()
+        try:
+            if now is None:
+                result = self._verify_body(pointer, event_id, timestamp, signature, raw, len(raw), byref(error))
+            else:
+                result = self._verify_body_at(pointer, event_id, timestamp, signature, raw, len(raw), now, byref(error))
+        finally:
+            self._handle.release()
+        if result != 0:
+            try:
+                raise_for(result, error)
+            except WebhookError:
+                raise
+            except StorefrontError as failure:  # an input the library refused: a webhook failure
+                raise WebhookError(
+                    {
+                        "result": failure.result,
+                        "result_name": failure.result_name,
+                        "message": failure.message,
+                        "field": failure.field,
+                    }
+                ) from None
+        return _notification(raw)
+
     def verify(self, headers: Headers, body: bytes) -> StatusNotification:
         """Verifies a delivery and returns the notification (``id``, ``type``, ``api_version``,
         ``created_at``, ``data``). ``headers`` may be ``request.headers`` of any framework, a
         WSGI environ or Django ``request.META`` (``HTTP_X_SERVICE_SIGNATURE``), a dict or a list
         of pairs; names match in any case. Raises a :class:`~storefront.WebhookError`
-        subclass for every bad input."""
-        return self._call("sf_webhook_verify", headers, body)
+        subclass for every bad input.
+
+        The library checks the signature and the envelope (contract, Events) without decoding
+        or re-encoding the body; the verified bytes are then decoded once with ``json`` and
+        ``data`` checked as the library's typed decoding would (a signed ``data`` that is not a
+        valid snapshot raises :class:`~storefront.WebhookBodyError`)."""
+        if self._verify_body is None:
+            return self._call("sf_webhook_verify", headers, body)
+        return self._verified(headers, body, None)
 
     def verify_at(self, headers: Headers, body: bytes, now_unix: int) -> StatusNotification:
         """:meth:`verify` with an explicit current time (Unix seconds, a signed 64-bit value:
         anything outside raises :class:`~storefront.ValidationError`), for tests."""
         now = check_int("now_unix", now_unix, I64)
-        return self._call("sf_webhook_verify_at", headers, body, now)
+        if self._verify_body_at is None:
+            return self._call("sf_webhook_verify_at", headers, body, now)
+        return self._verified(headers, body, now)
 
 
 def sign_webhook(secret: str, timestamp: int, body: bytes) -> str:
