@@ -34,7 +34,10 @@ final class Library
     private static ?string $mode = null;
     private static bool $pinned = false;
 
-    /** The FFI instance, created once per process (once per request under a web SAPI). */
+    /**
+     * The FFI instance, created once per process (once per request under a web SAPI, where
+     * the library itself stays loaded in the worker: preloaded, or pinned by pinLibrary()).
+     */
     public static function ffi(): FFI
     {
         if (self::$ffi === null) {
@@ -44,6 +47,9 @@ final class Library
             } catch (\FFI\Exception $notPreloaded) {
                 self::$ffi = self::cdef();
                 self::$mode = 'cdef';
+                // Once per worker: later requests find the library mapped instead of loading
+                // and unloading it (the header is still parsed per request: preload for that).
+                self::pinLibrary();
             }
         }
         return self::$ffi;
@@ -248,9 +254,11 @@ final class Library
     /**
      * A release package records its version in VERSION; the library it ships must report the
      * same sf_version() (a stale library left from another release is refused). Libraries given
-     * by STOREFRONT_LIB are not checked.
+     * by STOREFRONT_LIB are not checked. Also used by WebhookFfi.
+     *
+     * @internal
      */
-    private static function checkVersion(FFI $ffi, string $library): void
+    public static function checkVersion(FFI $ffi, string $library): void
     {
         $override = getenv('STOREFRONT_LIB');
         $file = self::packageDir() . '/VERSION';

@@ -17,6 +17,13 @@ final class Webhook
     /** Longest header value accepted, in bytes (a signature header is far shorter). */
     public const MAX_HEADER_BYTES = 8192;
 
+    /** Lower-cased names, '_' as '-', under which header() finds the three delivery headers. */
+    private const DELIVERY_SPELLINGS = [
+        'x-service-event-id' => 0, 'http-x-service-event-id' => 0,
+        'x-service-timestamp' => 1, 'http-x-service-timestamp' => 1,
+        'x-service-signature' => 2, 'http-x-service-signature' => 2,
+    ];
+
     /**
      * The single value of header $name in $headers, or null when absent.
      *
@@ -55,6 +62,57 @@ final class Webhook
                 $values[] = $value;
             }
         }
+        return self::single($name, $values);
+    }
+
+    /**
+     * The three delivery headers (X-Service-Event-ID, X-Service-Timestamp,
+     * X-Service-Signature), each as header() returns it (same spellings, same checks and
+     * exceptions), found in one pass over $headers.
+     *
+     * @param mixed $headers
+     * @return array{0: ?string, 1: ?string, 2: ?string}
+     */
+    public static function deliveryHeaders($headers): array
+    {
+        if ($headers instanceof \Traversable) {
+            $headers = iterator_to_array($headers, true);
+        }
+        if (!is_array($headers)) {
+            throw self::headerError(self::EVENT_ID_HEADER, 'webhook_bad_headers', 'headers must be an array of name => value, not ' . get_debug_type($headers));
+        }
+        $found = [[], [], []];
+        foreach ($headers as $key => $value) {
+            if ($value === null) {
+                continue;
+            }
+            $index = self::DELIVERY_SPELLINGS[strtr(strtolower((string) $key), '_', '-')] ?? null;
+            if ($index === null) {
+                continue;
+            }
+            if (is_array($value)) {
+                foreach ($value as $item) {
+                    $found[$index][] = $item;
+                }
+            } else {
+                $found[$index][] = $value;
+            }
+        }
+        return [
+            self::single(self::EVENT_ID_HEADER, $found[0]),
+            self::single(self::TIMESTAMP_HEADER, $found[1]),
+            self::single(self::SIGNATURE_HEADER, $found[2]),
+        ];
+    }
+
+    /**
+     * The one value among $values (every value given for header $name), checked as header()
+     * documents; null when there is none.
+     *
+     * @param list<mixed> $values
+     */
+    private static function single(string $name, array $values): ?string
+    {
         if ($values === []) {
             return null;
         }

@@ -4,6 +4,7 @@ declare(strict_types=1);
 
 namespace Storefront;
 
+use FFI;
 use FFI\CData;
 
 /**
@@ -52,17 +53,23 @@ final class WebhookVerifier
                 ]);
             }
         }
-        $this->handle = self::asWebhookFailure(fn () => Library::callHandle(
-            'sf_webhook_verifier_new',
-            'sf_webhook_verifier',
-            Library::toJson($list, 'secrets_json')
-        ), WebhookConfigException::class);
+        $this->handle = self::asWebhookFailure(function () use ($list): CData {
+            $json = Library::toJson($list, 'secrets_json');
+            $ffi = WebhookFfi::ffi();
+            $out = $ffi->new('sf_webhook_verifier*');
+            $error = $ffi->new('sf_error*');
+            $result = $ffi->sf_webhook_verifier_new($json, FFI::addr($out), FFI::addr($error));
+            if ($result !== 0) {
+                throw WebhookFfi::exception($result, $error);
+            }
+            return $out;
+        }, WebhookConfigException::class);
     }
 
     public function __destruct()
     {
         if ($this->handle !== null) {
-            Library::ffi()->sf_webhook_verifier_free($this->handle);
+            WebhookFfi::ffi()->sf_webhook_verifier_free($this->handle);
             $this->handle = null;
         }
     }
@@ -77,13 +84,19 @@ final class WebhookVerifier
      * duplicated, non-string, non-UTF-8, NUL-holding or oversized header, a body that is not a
      * string or is longer than Library::maxInputBytes(), headers that are not an array.
      *
+     * The library (sf_webhook_verify_body) checks the headers, the timestamp, the signature
+     * over the string as given (passed in place, not copied, when not preloaded) and the
+     * envelope, and hands nothing back; the verified body is then decoded once with
+     * json_decode and its data checked as the library's typed decoding would (a signed data
+     * that is not a valid payment snapshot is a WebhookBodyException).
+     *
      * @param array<string, string|list<string>>|mixed $headers
      * @param string|mixed $rawBody
      * @return array<string, mixed>
      */
     public function verify($headers, $rawBody): array
     {
-        return self::asWebhookFailure(fn () => Library::callJson('sf_webhook_verify', ...$this->args($headers, $rawBody)));
+        return self::asWebhookFailure(fn () => $this->verified($headers, $rawBody, null));
     }
 
     /**
@@ -98,16 +111,18 @@ final class WebhookVerifier
     {
         return self::asWebhookFailure(function () use ($headers, $rawBody, $nowUnix) {
             $now = Input::int('now_unix', $nowUnix, PHP_INT_MIN);
-            return Library::callJson('sf_webhook_verify_at', ...[...$this->args($headers, $rawBody), $now]);
+            return $this->verified($headers, $rawBody, $now);
         });
     }
 
     /**
+     * One verification through sf_webhook_verify_body[_at], then the one decode.
+     *
      * @param mixed $headers
      * @param mixed $rawBody
-     * @return list<mixed>
+     * @return array<string, mixed>
      */
-    private function args($headers, $rawBody): array
+    private function verified($headers, $rawBody, ?int $now): array
     {
         if ($this->handle === null) {
             throw new WebhookConfigException(['result' => 310, 'result_name' => 'webhook_no_verifier', 'message' => 'the verifier was not created', 'field' => 'verifier']);
@@ -115,16 +130,98 @@ final class WebhookVerifier
         if (!is_string($rawBody)) {
             throw self::bodyError('the raw body must be a string (file_get_contents(\'php://input\')), not ' . get_debug_type($rawBody));
         }
-        $limit = Library::maxInputBytes();
+        $limit = WebhookFfi::maxInputBytes();
         if (strlen($rawBody) > $limit) {
             throw self::bodyError("the body is longer than $limit bytes", 'webhook_body_too_large');
         }
-        $values = [];
-        foreach (self::HEADER_ARGUMENTS as $header) {
-            $values[] = Webhook::header($headers, $header);
+        [$eventId, $timestamp, $signature] = Webhook::deliveryHeaders($headers);
+        $ffi = WebhookFfi::ffi();
+        $body = WebhookFfi::body($rawBody);
+        $error = $ffi->new('sf_error*');
+        $result = $now === null
+            ? $ffi->sf_webhook_verify_body($this->handle, $eventId, $timestamp, $signature, $body, strlen($rawBody), FFI::addr($error))
+            : $ffi->sf_webhook_verify_body_at($this->handle, $eventId, $timestamp, $signature, $body, strlen($rawBody), $now, FFI::addr($error));
+        if ($result !== 0) {
+            throw WebhookFfi::exception($result, $error);
         }
-        [$buffer, $length] = Library::bytes($rawBody);
-        return [$this->handle, ...$values, $buffer, $length];
+        return self::decode($rawBody);
+    }
+
+    /**
+     * Decodes a verified body with json_decode (integers beyond PHP's range stay strings) and
+     * checks its data.
+     *
+     * @return array<string, mixed>
+     */
+    private static function decode(string $rawBody): array
+    {
+        $notification = json_decode($rawBody, true, 512, JSON_BIGINT_AS_STRING);
+        if (!is_array($notification) || !array_key_exists('data', $notification)) {
+            throw self::bodyError('invalid notification body: ' . json_last_error_msg());
+        }
+        $problem = self::dataProblem($notification['data']);
+        if ($problem !== null) {
+            throw self::bodyError("invalid notification body: $problem");
+        }
+        return $notification;
+    }
+
+    /** Integer fields of data: [smallest, largest] (minor units, precision 0 to MAX_SCALE 18). */
+    private const INTEGERS = ['amount_minor' => [1, 9007199254740991], 'currency_decimals' => [0, 18]];
+    /** RFC 3339 date-time (the service's times): shape and field ranges. */
+    private const RFC3339 = '/^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/D';
+
+    /**
+     * What is wrong with a verified notification's data (null when it is a valid payment
+     * snapshot): the checks of the library's typed decoding (the decoding verify export), made on
+     * json_decode's result. Absent optional fields are filled in as that decoding did
+     * (payment_no '', event_id, provider_trade_no and occurred_at null).
+     *
+     * @param mixed $data
+     */
+    private static function dataProblem(&$data): ?string
+    {
+        if (!is_array($data) || ($data !== [] && array_is_list($data))) {
+            return 'data: not an object';
+        }
+        foreach (['order_no', 'external_reference', 'currency', 'status'] as $name) {
+            if (!is_string($data[$name] ?? null)) {
+                return "data.$name: missing or not a string";
+            }
+        }
+        foreach (self::INTEGERS as $name => [$low, $high]) {
+            $value = $data[$name] ?? null;
+            if (!is_int($value) || $value < $low || $value > $high) {
+                return "data.$name: missing, not an integer, or outside $low..$high";
+            }
+        }
+        $version = $data['status_version'] ?? null;
+        if (!(is_int($version) && $version >= 0)
+            && !(is_string($version) && ctype_digit($version) && (strlen($version) < 20 || (strlen($version) === 20 && strcmp($version, '18446744073709551615') <= 0)))) {
+            return 'data.status_version: missing, not an integer, or outside 0..18446744073709551615';
+        }
+        if (!is_bool($data['test_mode'] ?? null)) {
+            return 'data.test_mode: missing or not a boolean';
+        }
+        if (!is_string($data['expires_at'] ?? null) || preg_match(self::RFC3339, $data['expires_at']) !== 1) {
+            return 'data.expires_at: missing or not an RFC 3339 time';
+        }
+        if (!array_key_exists('payment_no', $data)) {
+            $data['payment_no'] = '';
+        } elseif (!is_string($data['payment_no'])) {
+            return 'data.payment_no: not a string';
+        }
+        foreach (['event_id', 'provider_trade_no'] as $name) {
+            $data[$name] ??= null;
+            if ($data[$name] !== null && !is_string($data[$name])) {
+                return "data.$name: not a string";
+            }
+        }
+        $data['occurred_at'] ??= null;
+        if ($data['occurred_at'] !== null && (!is_string($data['occurred_at']) || preg_match(self::RFC3339, $data['occurred_at']) !== 1)) {
+            return 'data.occurred_at: not an RFC 3339 time';
+        }
+        return null;
     }
 
     private static function bodyError(string $message, string $resultName = 'webhook_invalid_body'): WebhookBodyException

@@ -26,8 +26,11 @@ final class HeaderTest extends TestCase
         // Cancellation tokens serve hosts with threads (Python's asyncio, Ctrl-C), and the log
         // callback runs on the library's threads, which PHP cannot take: the wrapper uses the
         // drain buffer (sf_log_buffer_enable, sf_log_drain) instead.
+        // Webhooks are verified through sf_webhook_verify_body[_at] (one JSON pass: PHP decodes
+        // the verified body itself); the decoding exports serve C hosts.
+        $decoding = ['sf_webhook_verify', 'sf_webhook_verify_at'];
         $declared = array_values(array_filter(
-            array_diff(array_unique($declared[1]), [...$accessors, 'sf_log_set_callback']),
+            array_diff(array_unique($declared[1]), [...$accessors, ...$decoding, 'sf_log_set_callback']),
             fn ($name) => strncmp($name, 'sf_cancel_', 10) !== 0
         ));
         $used = array_unique(array_filter($used[1], fn ($name) => !in_array($name, ['sf_error', 'sf_client', 'sf_webhook_verifier', 'sf_result', 'sf_version_decision', 'sf_cancel_token', 'sf_log_callback'], true)));
