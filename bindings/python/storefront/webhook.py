@@ -105,6 +105,13 @@ def _checked(name: str, values: List[Any]) -> Optional[bytes]:
     """The single value among ``values`` (what was found for header ``name``) as UTF-8 bytes,
     or None when absent; raises :class:`~storefront.WebhookHeaderError` as
     :func:`header_value` documents."""
+    if len(values) == 1 and type(values[0]) is str:  # the common case, checked first
+        try:
+            raw = values[0].encode("utf-8")
+        except UnicodeEncodeError:
+            raise _header_error(name, f"header {name} is not valid text") from None
+        if len(raw) <= MAX_HEADER_BYTES and b"\0" not in raw:
+            return raw
     if isinstance(values[0] if len(values) == 1 else None, (list, tuple)):
         values = list(values[0])
     if not values:
@@ -198,9 +205,10 @@ def _body(body: Any) -> bytes:
 
 # -- the verified body, decoded once -----------------------------------------------------------
 
-#: One decoder for every notification: objects become ``ResultDict`` (as every result of the
-#: wrapper), a number with a fraction ``Decimal`` (never ``float``).
-_DECODER = json.JSONDecoder(parse_float=Decimal, object_pairs_hook=ResultDict)
+#: One decoder for every notification: a number with a fraction becomes ``Decimal`` (never
+#: ``float``); the notification and its ``data`` then become ``ResultDict`` (as every result of
+#: the wrapper; they are the only objects of the snapshot).
+_DECODER = json.JSONDecoder(parse_float=Decimal)
 #: RFC 3339 date-time (the service's times): shape and field ranges.
 _RFC3339 = re.compile(
     r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
@@ -222,7 +230,7 @@ def _data_problem(data: Any) -> Optional[str]:
     """What is wrong with a verified notification's ``data`` (None when it is a valid
     snapshot): the checks the library's typed decoding makes (``sf_webhook_verify``), done on
     the host's own parse."""
-    if type(data) is not ResultDict:
+    if type(data) is not dict:
         return "data: not an object"
     for name in _TEXT:
         if type(data.get(name)) is not str:
@@ -256,7 +264,7 @@ _OPTIONAL_FIELDS = (("payment_no", ""), ("event_id", None), ("provider_trade_no"
 def _data_valid(data: Any) -> bool:
     """The checks of :func:`_data_problem` in one expression, for the common case of a valid
     snapshot (``_data_problem`` then names what is wrong when this is false)."""
-    if type(data) is not ResultDict:
+    if type(data) is not dict:
         return False
     get = data.get
     amount, decimals, version = get("amount_minor"), get("currency_decimals"), get("status_version")
@@ -291,12 +299,17 @@ def _notification(raw: bytes) -> StatusNotification:
         notification = _DECODER.decode(raw.decode("utf-8"))
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise _body_error(f"invalid notification body: {error}") from None
+    if type(notification) is not dict:  # the library checked the envelope: not reached
+        raise _body_error("invalid notification body: not an object")
     data = notification.get("data")
     if not _data_valid(data):
         raise _body_error(f"invalid notification body: {_data_problem(data)}")
+    data = ResultDict(data)
     for name, default in _OPTIONAL_FIELDS:
         if name not in data:
             data[name] = default
+    notification = ResultDict(notification)
+    notification["data"] = data
     return notification  # type: ignore[return-value]
 
 
