@@ -306,7 +306,7 @@ pub async fn run() -> AnyResult<()> {
         "reconciled   query confirms {} paid, event {}, version {}",
         queried.order_no,
         queried.event_id.as_deref().unwrap_or("?"),
-        queried.status_version
+        queried.status_version.map_or_else(|| "?".to_owned(), |v| v.to_string())
     );
     println!("done         both flows completed");
     Ok(())

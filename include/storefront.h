@@ -543,6 +543,18 @@ const char *sf_error_json(const sf_error *error);
 // `error` must be NULL or an error from this library that was not freed before.
 void sf_error_free(sf_error *error);
 
+// Generates a fresh idempotency key (`sf-` and 32 hex characters from the system CSPRNG), the
+// one `sf_merchant_payment_create` would generate. Put it in the request's
+// `idempotency_key`, persist it, then send; after a timeout, `SF_RESULT_PROVIDER_RESULT_PENDING`
+// or `SF_RESULT_OUTCOME_UNKNOWN`, send the same request with the same key again.
+//
+// On success `*key_out` receives the key, owned by the caller (free with `sf_string_free`).
+//
+// # Safety
+// Out-pointers NULL or writable.
+sf_result sf_idempotency_key_generate(char **key_out,
+                                      sf_error **error_out);
+
 // Releases a string that the library wrote to an out-parameter (every `char **..._out` of this
 // API). Accepts NULL. Never pass strings borrowed from an `sf_error` or `sf_version`.
 //
@@ -589,6 +601,51 @@ void sf_log_buffer_enable(uint32_t max_level,
 // disabled). The returned string is owned by the caller and freed with `sf_string_free`.
 // Thread-safe.
 char *sf_log_drain(void);
+
+// Converts a decimal amount (`"19.99"`) at the currency precision `decimals`
+// (`currency_decimals`, 0 to 18) into `amount_minor` (`1999`), exactly. Refused with
+// `SF_RESULT_VALIDATION`, `field` = `amount` and `sf_error_code` = `syntax` (not a plain
+// decimal: no exponent, spaces or separators), `too_many_decimals` (no rounding is done),
+// `not_positive` (zero or negative), `out_of_range` (above 9007199254740991) or
+// `unsupported_scale` (`decimals` above 18).
+//
+// On success `*minor_out` receives the amount in minor units.
+//
+// # Safety
+// `amount` NULL or NUL-terminated; out-pointers NULL or writable.
+sf_result sf_money_to_minor(const char *amount,
+                            uint32_t decimals,
+                            uint64_t *minor_out,
+                            sf_error **error_out);
+
+// Formats `amount_minor` as decimal text with exactly `decimals` fractional digits (`1999`, 2
+// → `"19.99"`; 1200, 0 → `"1200"`). Refused with `SF_RESULT_VALIDATION`, `field` =
+// `amount_minor` and code `not_positive` (0), `out_of_range` (above 9007199254740991) or
+// `unsupported_scale` (`decimals` above 18).
+//
+// On success `*amount_out` receives the text, owned by the caller (free with
+// `sf_string_free`).
+//
+// # Safety
+// Out-pointers NULL or writable.
+sf_result sf_money_from_minor(uint64_t minor,
+                              uint32_t decimals,
+                              char **amount_out,
+                              sf_error **error_out);
+
+// Lists the extra inputs of a product (as listed): `{"items": [{"key", "label",
+// "required"}...]}` in configuration order; `key` is what `other_ipu` uses, `label` is display
+// text only. A product without `other_ipu_cnf` has none. A malformed entry gives
+// `SF_RESULT_VALIDATION` with `field` = `other_ipu_cnf`.
+//
+// On success `*fields_json_out` receives the JSON, owned by the caller (free with
+// `sf_string_free`).
+//
+// # Safety
+// Strings NULL or NUL-terminated; out-pointers NULL or writable.
+sf_result sf_other_ipu_fields(const char *product_json,
+                              char **fields_json_out,
+                              sf_error **error_out);
 
 // Creates a verifier from a JSON array of secrets, e.g. `["new-secret", "old-secret"]`; a
 // signature by any of them is accepted. Empty secrets are ignored; none at all gives

@@ -134,8 +134,8 @@ pub enum ReconcileFinding {
     PaidNotBooked {
         /// The stable payment event number to book by.
         event_id: String,
-        /// The payment's `status_version`.
-        status_version: u64,
+        /// The payment's `status_version` (`None` if the answer lacked it).
+        status_version: Option<u64>,
         /// Payment confirmation time.
         #[serde(
             default,
@@ -378,7 +378,7 @@ impl Reconciler {
         let mut report = ReconcileReport {
             index,
             order_no: payment.as_ref().map(|p| p.order_no.clone()),
-            service_status_version: payment.as_ref().map(|p| p.status_version),
+            service_status_version: payment.as_ref().and_then(|p| p.status_version),
             finding,
             requeued: 0,
             requeue_error: None,
@@ -503,12 +503,13 @@ pub fn classify(record: &LocalRecord, p: &MerchantPayment) -> ReconcileFinding {
         );
     }
     if let Some(v) = record.booked_status_version
-        && v > p.status_version
+        && let Some(service) = p.status_version
+        && v > service
     {
         return mismatch(
             MismatchField::StatusVersion,
             v.to_string(),
-            p.status_version.to_string(),
+            service.to_string(),
         );
     }
     let booked = record.booked_event_id.as_deref();
@@ -615,7 +616,7 @@ mod tests {
                 ..
             } => {
                 assert_eq!(event_id, "pev_1");
-                assert_eq!(status_version, 2);
+                assert_eq!(status_version, Some(2));
                 assert!(occurred_at.is_some());
             }
             other => panic!("{other:?}"),

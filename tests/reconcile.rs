@@ -534,7 +534,7 @@ fn check(report: &ReconcileReport, rec: &LocalRecord, t: Option<&Truth>, all: &[
                     },
                 ) => {
                     assert_eq!(Some(event_id), t.event_id.as_ref(), "{ctx}");
-                    assert_eq!(*status_version, t.status_version, "{ctx}");
+                    assert_eq!(*status_version, Some(t.status_version), "{ctx}");
                     // The wire carries whole seconds.
                     let whole = t.occurred_at.map(|d| d.replace_nanosecond(0).unwrap());
                     assert_eq!(*occurred_at, whole, "{ctx}");

@@ -207,7 +207,8 @@ impl<'de> Deserialize<'de> for CheckoutUrl {
 
 /// A merchant payment (create response, query, list item).
 ///
-/// The create response lacks the confirmation fields and `status_version` (read as 0).
+/// The create response lacks the confirmation fields and `status_version`: it reads as `None`
+/// (never 0, which a historical never-changed record may really carry).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MerchantPayment {
     /// Service-assigned payment number.
@@ -227,9 +228,11 @@ pub struct MerchantPayment {
     pub currency_decimals: u32,
     /// Status (only `paid` confirms payment).
     pub status: MerchantPaymentStatus,
-    /// Per-payment monotonically increasing version (0 for historical never-changed records).
+    /// Per-payment monotonically increasing version (0 for historical never-changed records);
+    /// `None` when the answer does not carry it (the create response: "returned by query and in
+    /// notifications"). Serialized as `null` then, so FFI layers see "absent", not 0.
     #[serde(default)]
-    pub status_version: u64,
+    pub status_version: Option<u64>,
     /// False until a channel is chosen.
     pub test_mode: bool,
     /// Checkout address with its token (redacted in `Debug`).
@@ -422,7 +425,8 @@ mod tests {
             Some(FixedPoint8::from_raw(1_250_000_000))
         );
         assert_eq!(p.expires_at.offset().whole_hours(), 8);
-        assert_eq!(p.status_version, 0);
+        assert_eq!(p.status_version, None);
+        assert!(serde_json::to_value(&p).unwrap()["status_version"].is_null());
         let dbg = format!("{p:?}");
         assert!(!dbg.contains("tok_SECRET123"), "{dbg}");
         assert!(dbg.contains("https://pay.example"));

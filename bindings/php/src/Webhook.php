@@ -17,6 +17,9 @@ final class Webhook
     /** Longest header value accepted, in bytes (a signature header is far shorter). */
     public const MAX_HEADER_BYTES = 8192;
 
+    /** Every name header() reads as one of the three delivery headers (any case, '-' or '_'). */
+    private const DELIVERY_NAMES = '/^(?:http[-_])?x[-_]service[-_](?:event[-_]id|timestamp|signature)$/i';
+
     /** Lower-cased names, '_' as '-', under which header() finds the three delivery headers. */
     private const DELIVERY_SPELLINGS = [
         'x-service-event-id' => 0, 'http-x-service-event-id' => 0,
@@ -82,7 +85,10 @@ final class Webhook
             throw self::headerError(self::EVENT_ID_HEADER, 'webhook_bad_headers', 'headers must be an array of name => value, not ' . get_debug_type($headers));
         }
         $found = [[], [], []];
-        foreach ($headers as $key => $value) {
+        // Only the names that are spellings of the three headers (usually three of many) are
+        // visited: preg_grep picks them in one call.
+        foreach (preg_grep(self::DELIVERY_NAMES, array_keys($headers)) ?: [] as $key) {
+            $value = $headers[$key];
             if ($value === null) {
                 continue;
             }

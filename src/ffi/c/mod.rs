@@ -33,8 +33,11 @@ mod client;
 mod collection;
 mod convert;
 mod error;
+mod idempotency;
 mod io;
 mod log;
+mod money;
+mod other_ipu;
 mod result;
 mod strict;
 mod webhook;
@@ -45,5 +48,7 @@ mod tests;
 mod tests_abi;
 #[cfg(test)]
 mod tests_flow;
+#[cfg(test)]
+mod tests_helpers;
 #[cfg(test)]
 mod tests_host;

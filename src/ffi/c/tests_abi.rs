@@ -237,6 +237,21 @@ fn exports() -> Vec<Export> {
             &[PRODUCT, r#"{"recipient_email":"a@b.example"}"#],
             |a, e| unsafe { sf_other_ipu_build(p(a[0]), p(a[1]), m(a[2]), e) },
         ),
+        ex(
+            "sf_other_ipu_fields",
+            &[Json, Out],
+            &[PRODUCT],
+            |a, e| unsafe { super::other_ipu::sf_other_ipu_fields(p(a[0]), m(a[1]), e) },
+        ),
+        ex("sf_money_to_minor", &[Str, Out], &[], |a, e| unsafe {
+            super::money::sf_money_to_minor(p(a[0]), 2, m(a[1]), e)
+        }),
+        ex("sf_money_from_minor", &[Out], &[], |a, e| unsafe {
+            super::money::sf_money_from_minor(1250, 2, m(a[0]), e)
+        }),
+        ex("sf_idempotency_key_generate", &[Out], &[], |a, e| unsafe {
+            super::idempotency::sf_idempotency_key_generate(m(a[0]), e)
+        }),
         ex("sf_channels_list", &[Client, Out], &[], |a, e| unsafe {
             sf_channels_list(p(a[0]), m(a[1]), e)
         }),

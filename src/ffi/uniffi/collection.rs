@@ -149,8 +149,9 @@ pub struct MerchantPayment {
     pub currency_decimals: i32,
     /// Status; only `Paid` confirms payment.
     pub status: MerchantPaymentStatus,
-    /// Per-payment monotonically increasing version (0 on a create response).
-    pub status_version: i64,
+    /// Per-payment monotonically increasing version (0 for historical never-changed records);
+    /// null on a create response, which does not carry it.
+    pub status_version: Option<i64>,
     /// False until a channel is chosen.
     pub test_mode: bool,
     /// Checkout address with its per-order token (returned on creation): open it with
@@ -181,7 +182,7 @@ impl From<core::MerchantPayment> for MerchantPayment {
             currency: p.currency,
             currency_decimals: int(p.currency_decimals),
             status: p.status.into(),
-            status_version: long(p.status_version),
+            status_version: p.status_version.map(long),
             test_mode: p.test_mode,
             checkout_url: p.checkout_url.map(|u| Secret::wrap(u.into_secret())),
             return_url: p.return_url,

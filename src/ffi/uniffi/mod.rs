@@ -13,6 +13,7 @@ mod collection;
 mod config;
 mod cursor;
 mod error;
+mod helpers;
 mod ints;
 #[cfg(test)]
 mod lint;

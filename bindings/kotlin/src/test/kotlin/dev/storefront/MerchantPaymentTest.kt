@@ -40,7 +40,7 @@ class MerchantPaymentTest {
         assertTrue(merchantPaymentStatusIsPaid(paid.status))
         assertNotNull(paid.eventId)
         assertNotNull(paid.occurredAt)
-        assertTrue(paid.statusVersion > 0L)
+        assertTrue((paid.statusVersion ?: 0L) > 0L)
         assertEquals(Sandbox.CHANNEL_CARD_USD, paid.paymentNo)
         // Reconciliation: reference, amount, currency and test_mode match the merchant's order.
         checkPayment(PaymentExpectation(reference, 1250, "USD", false), paid)
