@@ -165,17 +165,17 @@ def _three_headers(headers: Headers) -> Tuple[Optional[bytes], Optional[bytes], 
     else:
         found = [[], [], []]
         spellings = _SPELLINGS
-        for pair in pairs:
-            try:
-                key, value = pair
-            except (TypeError, ValueError):
-                raise _header_error(EVENT_ID_HEADER, "headers must be (name, value) pairs", "webhook_bad_headers") from None
-            if isinstance(key, (bytes, bytearray)):
-                key = bytes(key).decode("latin-1")
-            if isinstance(key, str) and value is not None:
+        try:
+            for key, value in pairs:
+                if type(key) is not str:
+                    if not isinstance(key, (str, bytes, bytearray)):
+                        continue
+                    key = bytes(key).decode("latin-1") if isinstance(key, (bytes, bytearray)) else str(key)
                 index = spellings.get(key.lower())
-                if index is not None:
+                if index is not None and value is not None:
                     found[index].append(value)
+        except (TypeError, ValueError):  # an item that is not a (name, value) pair
+            raise _header_error(EVENT_ID_HEADER, "headers must be (name, value) pairs", "webhook_bad_headers") from None
     return (
         _checked(EVENT_ID_HEADER, found[0]),
         _checked(TIMESTAMP_HEADER, found[1]),
