@@ -158,17 +158,31 @@ final class Client
     }
 
     /**
-     * Creates a merchant payment from the contract's fields (external_reference, amount_minor,
-     * currency, optional idempotency_key, payment_no, description, expires_in, notify_*,
-     * return_url). The result has the payment and the idempotency_key used: persist it to
-     * retry with the same key. Its checkout_url carries a checkout token: never log it.
+     * Creates a merchant payment from a MerchantPaymentRequest (its key made before sending:
+     * persist $request->idempotencyKey() first) or an array of the contract's fields
+     * (external_reference, amount_minor, currency, optional idempotency_key, payment_no,
+     * description, expires_in, notify_*, return_url; a key is generated here when absent).
+     * Every StorefrontException thrown carries the key sent (idempotencyKey()), so a timeout, a
+     * 202 or an unknown outcome can be retried with the same key and parameters. The result has
+     * the payment and the idempotency_key used; its status_version is null (a create answer
+     * does not carry it). Its checkout_url carries a checkout token: never log it.
      *
-     * @param array<string, mixed> $request
+     * @param array<string, mixed>|MerchantPaymentRequest $request
      * @return array<string, mixed>
      */
-    public function createMerchantPayment(array $request): array
+    public function createMerchantPayment($request): array
     {
-        return $this->call('sf_merchant_payment_create', Library::toJson(Input::check('merchant_payment', $request), 'request_json'));
+        if (!$request instanceof MerchantPaymentRequest) {
+            if (!is_array($request)) {
+                throw Input::refused('request', '`request` must be a MerchantPaymentRequest or an array of its fields');
+            }
+            $request = new MerchantPaymentRequest($request);
+        }
+        try {
+            return $this->call('sf_merchant_payment_create', Library::toJson($request->toArray(), 'request_json'));
+        } catch (StorefrontException $e) {
+            throw $e->withIdempotencyKey($request->idempotencyKey());
+        }
     }
 
     /**

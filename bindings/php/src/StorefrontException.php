@@ -107,6 +107,24 @@ class StorefrontException extends \RuntimeException
         return $this->detail['field'] ?? null;
     }
 
+    /**
+     * On a failed merchant-payment creation, the idempotency key that was sent (else null):
+     * after a timeout, a 202 or an unknown outcome, retry with it and the same parameters.
+     */
+    public function idempotencyKey(): ?string
+    {
+        return $this->detail['idempotency_key'] ?? null;
+    }
+
+    /**
+     * @internal the same failure (same class and detail) carrying the create's idempotency key
+     * @return static
+     */
+    public function withIdempotencyKey(string $key): self
+    {
+        return new static(['idempotency_key' => $key] + $this->detail);
+    }
+
     /** Retry-After in milliseconds, or null when the service did not ask to wait. */
     public function retryAfterMs(): ?int
     {

@@ -42,7 +42,7 @@ from .errors import (
     WrongTokenSubjectError,
 )
 from ._log import disable_logging, enable_logging
-from .helpers import other_ipu
+from .helpers import OtherIpuField, OtherIpuForm, generate_idempotency_key, other_ipu, other_ipu_fields
 from .inputs import (
     Config,
     CreateMerchantPayment,
@@ -52,7 +52,8 @@ from .inputs import (
     RateLimits,
     RetryPolicy,
 )
-from .models import ResultDict
+from .models import PaymentStatus, ResultDict
+from .money import AmountError, from_minor, to_minor
 from .webhook import (
     WebhookVerifier,
     check_expectation,
@@ -69,6 +70,7 @@ def library_version() -> str:
 
 
 __all__ = [
+    "AmountError",
     "ApiError",
     "AsyncClient",
     "AsyncUserSession",
@@ -87,8 +89,11 @@ __all__ = [
     "InvalidUtf8Error",
     "ListMerchantPaymentsQuery",
     "NullArgumentError",
+    "OtherIpuField",
+    "OtherIpuForm",
     "OutcomeUnknownError",
     "PanicError",
+    "PaymentStatus",
     "ProductQuery",
     "ProviderResultPendingError",
     "RateLimits",
@@ -115,8 +120,12 @@ __all__ = [
     "check_expectation",
     "disable_logging",
     "enable_logging",
+    "from_minor",
+    "generate_idempotency_key",
     "library_version",
     "other_ipu",
+    "other_ipu_fields",
     "sign_webhook",
     "status_version_decision",
+    "to_minor",
 ]

@@ -19,7 +19,7 @@ from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Union
 from ._call import encode, run_async, to_json
 from .client import (
     Client,
-    merchant_payment_request,
+    merchant_payment_wire,
     next_page,
     order_request,
     payments_query,
@@ -27,6 +27,7 @@ from .client import (
     product_query_dict,
     wait_args,
 )
+from .errors import StorefrontError
 from .inputs import (
     U32,
     ConfigLike,
@@ -48,6 +49,7 @@ from .models import (
     PaymentWaitOutcome,
     Product,
     ProductPage,
+    typed_payment,
 )
 
 __all__ = ["AsyncClient", "AsyncUserSession"]
@@ -110,10 +112,16 @@ class AsyncClient:
         return (await self._call("sf_channels_list"))["items"]
 
     async def create_merchant_payment(self, request: CreateMerchantPaymentLike) -> CreatedMerchantPayment:
-        return await self._call("sf_merchant_payment_create", merchant_payment_request(request))
+        body, key = merchant_payment_wire(request)
+        try:
+            created = await self._call("sf_merchant_payment_create", body)
+        except StorefrontError as error:
+            error.idempotency_key = key  # retry with it after a timeout, 202 or unknown outcome
+            raise
+        return typed_payment(created)
 
     async def merchant_payment(self, order_no: str) -> MerchantPayment:
-        return await self._call("sf_merchant_payment_get", encode(order_no))
+        return typed_payment(await self._call("sf_merchant_payment_get", encode(order_no)))
 
     async def list_merchant_payments(
         self,
@@ -122,7 +130,7 @@ class AsyncClient:
         limit: Optional[int] = None,
     ) -> List[MerchantPayment]:
         query = payments_query(external_reference, order_no, limit)
-        return (await self._call("sf_merchant_payments_list", query))["items"]
+        return [typed_payment(p) for p in (await self._call("sf_merchant_payments_list", query))["items"]]
 
     async def notification_records(self, order_no: str, limit: int = 0) -> List[DeliveryRecord]:
         limit = check_int("limit", limit, U32)

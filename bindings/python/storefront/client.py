@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from . import _lib
 from ._call import call_handle, call_json, encode, run_blocking, to_json
 from ._handle import Handle
+from .errors import StorefrontError
+from .helpers import generate_idempotency_key
 from .inputs import (
     U32,
     U64,
@@ -35,6 +37,7 @@ from .models import (
     PaymentWaitOutcome,
     Product,
     ProductPage,
+    typed_payment,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -147,15 +150,27 @@ class Client:
     def create_merchant_payment(self, request: CreateMerchantPaymentLike) -> CreatedMerchantPayment:
         """Creates a merchant payment. ``request`` is a :class:`storefront.CreateMerchantPayment`
         or a dict of its fields (``external_reference``, ``amount_minor``, ``currency``,
-        optional ``idempotency_key``...). The result has the created payment and the
-        ``idempotency_key`` used: persist it to retry with the same key. Limits are checked
+        optional ``idempotency_key``...). A ``CreateMerchantPayment`` has its key from
+        construction (persist ``request.idempotency_key`` before calling); a dict without one
+        gets one here. Every exception raised carries the key sent as ``idempotency_key``, so a
+        timeout, a 202 (:class:`~storefront.ProviderResultPendingError`) or an unknown outcome
+        can be retried with the same key and parameters. The result has the created payment,
+        the ``idempotency_key`` and ``status`` as a :class:`~storefront.PaymentStatus`
+        (``status_version`` is None: a create answer does not carry it). Limits are checked
         before sending; the returned amount, currency and precision are checked against the
         request. Its ``repr`` hides ``checkout_url``."""
-        return self._call("sf_merchant_payment_create", merchant_payment_request(request))
+        body, key = merchant_payment_wire(request)
+        try:
+            created = self._call("sf_merchant_payment_create", body)
+        except StorefrontError as error:
+            error.idempotency_key = key
+            raise
+        return typed_payment(created)
 
     def merchant_payment(self, order_no: str) -> MerchantPayment:
-        """``GET /openapi/v1/merchant-payments/{order_no}``."""
-        return self._call("sf_merchant_payment_get", encode(order_no))
+        """``GET /openapi/v1/merchant-payments/{order_no}`` (``status`` is a
+        :class:`~storefront.PaymentStatus`)."""
+        return typed_payment(self._call("sf_merchant_payment_get", encode(order_no)))
 
     def list_merchant_payments(
         self,
@@ -166,7 +181,7 @@ class Client:
         """Merchant payments by reference and/or number, newest first (keywords, or one
         :class:`storefront.ListMerchantPaymentsQuery`)."""
         query = payments_query(external_reference, order_no, limit)
-        return self._call("sf_merchant_payments_list", query)["items"]
+        return [typed_payment(p) for p in self._call("sf_merchant_payments_list", query)["items"]]
 
     def notification_records(self, order_no: str, limit: int = 0) -> List[DeliveryRecord]:
         """Notification delivery records of a payment (``limit`` 0 = the service default)."""
@@ -256,7 +271,7 @@ def product_query(query: Optional[ProductQueryLike], fields: Mapping[str, Any]) 
 
 
 def merchant_payment_request(request: CreateMerchantPaymentLike) -> bytes:
-    return to_json(to_wire(CreateMerchantPayment, request))
+    return merchant_payment_wire(request)[0]
 
 
 def payments_query(

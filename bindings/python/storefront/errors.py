@@ -31,6 +31,9 @@ class StorefrontError(Exception):
     field: Optional[str]
     #: ``Retry-After`` in milliseconds, when the service asked to wait.
     retry_after_ms: Optional[int]
+    #: The idempotency key sent, on a failure of a merchant-payment creation (None otherwise):
+    #: after a timeout, a 202 or an unknown outcome, retry with it and the same parameters.
+    idempotency_key: Optional[str] = None
 
     def __init__(self, detail: Dict[str, Any]):
         self.result = int(detail.get("result", 499))

@@ -115,17 +115,28 @@ class Config:
     max_in_flight: Optional[int] = None
 
 
+def _new_idempotency_key() -> str:
+    from .helpers import generate_idempotency_key
+
+    return generate_idempotency_key()
+
+
 @dataclass(frozen=True)
 class CreateMerchantPayment:
-    """Body of a merchant payment creation. ``repr`` never shows ``notify_secret``."""
+    """Body of a merchant payment creation. ``repr`` never shows ``notify_secret``.
+
+    The idempotency key is made when the object is (or given): read ``request.idempotency_key``
+    and persist it *before* sending, so that after a timeout, a 202 or an unknown outcome the
+    same request (same key, same parameters) can be sent again and the service answers with the
+    same payment. Keep the object (or rebuild it with the stored key) to retry."""
 
     external_reference: str
     #: Minor units, positive, at most 2**53 - 1.
     amount_minor: int
     #: Uppercase currency code.
     currency: str
-    #: Generated when absent; persist the one returned to retry with it.
-    idempotency_key: Optional[str] = None
+    #: Generated at construction (by the core) unless given; persist it before sending.
+    idempotency_key: str = field(default_factory=_new_idempotency_key)
     payment_no: Optional[str] = None
     description: Optional[str] = None
     #: Seconds until expiry, 60 to 7200.

@@ -8,7 +8,7 @@ payments and notifications, ``YYYY-MM-DD HH:mm:ss`` without zone for catalog ord
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 if sys.version_info >= (3, 8):
     from typing import TypedDict
@@ -50,6 +50,69 @@ class ResultDict(Dict[str, Any]):
 
     def __reduce__(self) -> Any:
         return (ResultDict, (dict(self),))
+
+
+class PaymentStatus(str):
+    """A merchant-payment status: the service's text (``status == "paid"`` and ``json.dumps``
+    keep working, an unknown future status is kept verbatim) with the contract's questions
+    answered. "Only ``paid`` confirms payment"; ``review`` and unknown future statuses "are
+    treated as needing verification and never as paid" (the core's ``MerchantPaymentStatus``).
+    The known statuses are the class constants (``PaymentStatus.PAID``...)."""
+
+    __slots__ = ()
+
+    PENDING: "PaymentStatus"
+    PAID: "PaymentStatus"
+    REVIEW: "PaymentStatus"
+    EXPIRED: "PaymentStatus"
+    REFUNDED: "PaymentStatus"
+    CHARGEBACK: "PaymentStatus"
+    #: Every status the contract lists.
+    KNOWN: frozenset
+
+    @property
+    def is_paid(self) -> bool:
+        """True only for ``paid``: ``review``, ``expired`` and unknown statuses are never
+        payment."""
+        return str.__eq__(self, "paid")
+
+    @property
+    def needs_verification(self) -> bool:
+        """True for ``review`` and for a status the contract does not list: verify before any
+        business decision."""
+        return str.__eq__(self, "review") or not self.is_known
+
+    @property
+    def is_known(self) -> bool:
+        """Whether the contract lists this status."""
+        return str(self) in PaymentStatus.KNOWN
+
+    def __repr__(self) -> str:
+        return f"PaymentStatus({str.__repr__(self)})"
+
+
+PaymentStatus.PENDING = PaymentStatus("pending")
+PaymentStatus.PAID = PaymentStatus("paid")
+PaymentStatus.REVIEW = PaymentStatus("review")
+PaymentStatus.EXPIRED = PaymentStatus("expired")
+PaymentStatus.REFUNDED = PaymentStatus("refunded")
+PaymentStatus.CHARGEBACK = PaymentStatus("chargeback")
+PaymentStatus.KNOWN = frozenset({"pending", "paid", "review", "expired", "refunded", "chargeback"})
+
+
+def typed_payment(payment: Any) -> Any:
+    """``payment`` (a merchant payment, a created payment or a notification's ``data``, as
+    decoded) with its ``status`` as a :class:`PaymentStatus`. Returned as given otherwise."""
+    if isinstance(payment, dict) and isinstance(payment.get("status"), str):
+        payment["status"] = PaymentStatus(payment["status"])
+    return payment
+
+
+def typed_notification(notification: Any) -> Any:
+    """A verified status notification with ``data.status`` as a :class:`PaymentStatus`."""
+    if isinstance(notification, Mapping):
+        typed_payment(notification.get("data"))
+    return notification
 
 
 class MerchantProfile(TypedDict):
@@ -152,9 +215,12 @@ class _MerchantPaymentRequired(TypedDict):
     amount_minor: int
     currency: str
     currency_decimals: int
-    #: pending, paid, review, expired, refunded, chargeback, or a future status (never paid).
-    status: str
-    status_version: int
+    #: pending, paid, review, expired, refunded, chargeback, or a future status (never paid):
+    #: ``status.is_paid``, ``status.needs_verification``.
+    status: PaymentStatus
+    #: None on a create answer, which does not carry it (0 is a real version: a historical
+    #: never-changed record).
+    status_version: Optional[int]
     test_mode: bool
     expires_at: str
 
@@ -181,7 +247,7 @@ class _NotificationDataRequired(TypedDict):
     amount_minor: int
     currency: str
     currency_decimals: int
-    status: str
+    status: PaymentStatus
     status_version: int
     test_mode: bool
     expires_at: str
