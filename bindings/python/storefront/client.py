@@ -270,6 +270,15 @@ def product_query(query: Optional[ProductQueryLike], fields: Mapping[str, Any]) 
     return to_json(present) if present else None
 
 
+def merchant_payment_wire(request: CreateMerchantPaymentLike) -> Tuple[bytes, str]:
+    """The create body and the idempotency key it carries (generated here for a dict without
+    one, so that the caller's exception can carry it)."""
+    wire = to_wire(CreateMerchantPayment, request)
+    if not wire.get("idempotency_key"):
+        wire["idempotency_key"] = generate_idempotency_key()
+    return to_json(wire), str(wire["idempotency_key"])
+
+
 def merchant_payment_request(request: CreateMerchantPaymentLike) -> bytes:
     return merchant_payment_wire(request)[0]
 
