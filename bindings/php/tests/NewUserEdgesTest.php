@@ -112,29 +112,29 @@ final class NewUserEdgesTest extends TestCase
         PaymentStatus::of(['no_status' => 1]);
     }
 
-    /** Payments read typed over HTTP: paid is paid; an unclear session at expiry is review. */
+    /**
+     * Payments read typed over HTTP: paid is paid; an unclear session at expiry is review (the
+     * shared sandbox's clock moves by two minutes, well inside every token and payment the other
+     * tests hold).
+     */
     public function testPaymentsReadTypedOverHttp(): void
     {
-        $own = S::own();
-        try {
-            $client = new Client($own->config());
-            $reference = 'php-status-' . bin2hex(random_bytes(6));
-            $created = $client->createMerchantPayment(new MerchantPaymentRequest(['external_reference' => $reference, 'amount_minor' => 1250, 'currency' => 'USD']));
-            $this->assertSame('pending', $created['status']);
-            $this->assertFalse(PaymentStatus::of($created)->isPaid());
-            $own->control('POST', "/merchant-payments/{$created['order_no']}/checkout/pay", ['payment_no' => S::CHANNEL_CARD_USD]);
-            $this->assertTrue(PaymentStatus::of($client->merchantPayment($created['order_no']))->isPaid());
+        $sandbox = S::get();
+        $client = new Client($sandbox->config());
+        $reference = 'php-status-' . bin2hex(random_bytes(6));
+        $created = $client->createMerchantPayment(new MerchantPaymentRequest(['external_reference' => $reference, 'amount_minor' => 1250, 'currency' => 'USD']));
+        $this->assertSame('pending', $created['status']);
+        $this->assertFalse(PaymentStatus::of($created)->isPaid());
+        $sandbox->control('POST', "/merchant-payments/{$created['order_no']}/checkout/pay", ['payment_no' => S::CHANNEL_CARD_USD]);
+        $this->assertTrue(PaymentStatus::of($client->merchantPayment($created['order_no']))->isPaid());
 
-            $unclear = $client->createMerchantPayment(['external_reference' => "$reference-review", 'amount_minor' => 900, 'currency' => 'USD', 'expires_in' => 60]);
-            $own->control('POST', "/merchant-payments/{$unclear['order_no']}/checkout/session", ['payment_no' => S::CHANNEL_CARD_USD]);
-            $own->control('POST', '/clock/advance', ['seconds' => 120]);
-            $review = PaymentStatus::of($client->listMerchantPayments(['order_no' => $unclear['order_no']])[0]);
-            $this->assertSame(PaymentStatus::REVIEW, $review->value());
-            $this->assertTrue($review->needsVerification());
-            $this->assertFalse($review->isPaid());
-        } finally {
-            $own->stop();
-        }
+        $unclear = $client->createMerchantPayment(['external_reference' => "$reference-review", 'amount_minor' => 900, 'currency' => 'USD', 'expires_in' => 60]);
+        $sandbox->control('POST', "/merchant-payments/{$unclear['order_no']}/checkout/session", ['payment_no' => S::CHANNEL_CARD_USD]);
+        $sandbox->control('POST', '/clock/advance', ['seconds' => 120]);
+        $review = PaymentStatus::of($client->listMerchantPayments(['order_no' => $unclear['order_no']])[0]);
+        $this->assertSame(PaymentStatus::REVIEW, $review->value());
+        $this->assertTrue($review->needsVerification());
+        $this->assertFalse($review->isPaid());
     }
 
     /** Contract: amount_minor = amount x 10^currency_decimals, exact; the core's cases. */
