@@ -25,7 +25,7 @@ from .errors import (
     WebhookHeaderError,
 )
 from .inputs import I64, U64, check_int
-from .models import ResultDict, StatusNotification
+from .models import PaymentStatus, ResultDict, StatusNotification, typed_notification
 
 EVENT_ID_HEADER = "X-Service-Event-ID"
 TIMESTAMP_HEADER = "X-Service-Timestamp"
@@ -308,6 +308,7 @@ def _notification(raw: bytes) -> StatusNotification:
     for name, default in _OPTIONAL_FIELDS:
         if name not in data:
             data[name] = default
+    data["status"] = PaymentStatus(data["status"])  # is_paid / needs_verification
     notification = ResultDict(notification)
     notification["data"] = data
     return notification  # type: ignore[return-value]
@@ -418,7 +419,7 @@ class WebhookVerifier:
         ``data`` checked as the library's typed decoding would (a signed ``data`` that is not a
         valid snapshot raises :class:`~storefront.WebhookBodyError`)."""
         if self._verify_body is None:
-            return self._call("sf_webhook_verify", headers, body)
+            return typed_notification(self._call("sf_webhook_verify", headers, body))
         return self._verified(headers, body, None)
 
     def verify_at(self, headers: Headers, body: bytes, now_unix: int) -> StatusNotification:
@@ -426,7 +427,7 @@ class WebhookVerifier:
         anything outside raises :class:`~storefront.ValidationError`), for tests."""
         now = check_int("now_unix", now_unix, I64)
         if self._verify_body_at is None:
-            return self._call("sf_webhook_verify_at", headers, body, now)
+            return typed_notification(self._call("sf_webhook_verify_at", headers, body, now))
         return self._verified(headers, body, now)
 
 

@@ -175,6 +175,40 @@ def test_merchant_payments_carry_a_typed_status_over_http(sandbox):
         own.stop()
 
 
+def test_verified_notifications_carry_a_typed_status(monkeypatch):
+    """Contract (Events): a notification's `data.status` answers the same questions, on the
+    body-only path and on the library's decoding path alike."""
+    from storefront import _lib
+
+    secret = "whsec_0123456789abcdef0123456789abcdef"
+    now = 1_790_000_000
+    for status, paid, verify in [("paid", True, False), ("review", False, True), ("later_status", False, True)]:
+        data = {
+            "order_no": "MP1", "external_reference": "R1", "payment_no": "ch_card_usd", "amount_minor": 1250,
+            "currency": "USD", "currency_decimals": 2, "status": status, "status_version": 2,
+            "test_mode": False, "expires_at": "2026-09-21T12:30:00Z",
+        }
+        body = json.dumps(
+            {"id": "EVT-1", "type": "merchant_payment.status_changed", "api_version": 1,
+             "created_at": "2026-09-21T12:00:00Z", "data": data}
+        ).encode()
+        signed = {
+            "X-Service-Event-ID": "EVT-1",
+            "X-Service-Timestamp": str(now),
+            "X-Service-Signature": storefront.sign_webhook(secret, now, body),
+        }
+        for body_only in (True, False):
+            with monkeypatch.context() as patched:
+                if not body_only:  # as with a library without the body-only exports
+                    real = _lib.has
+                    patched.setattr(_lib, "has", lambda name: not name.startswith("sf_webhook_verify_body") and real(name))
+                verifier = storefront.WebhookVerifier([secret])
+            got = verifier.verify_at(signed, body, now)["data"]["status"]
+            verifier.close()
+            assert isinstance(got, PaymentStatus) and got == status, (status, body_only)
+            assert (got.is_paid, got.needs_verification) == (paid, verify), (status, body_only)
+
+
 # -- 3. money helpers through the core --------------------------------------------------------
 
 
