@@ -446,3 +446,155 @@ async fn expectation_checks_reference_amount_currency_and_test_mode() {
         }
     }
 }
+
+/// The borrowed path (`verify_raw_at`) over a real sandbox delivery: it accepts the genuine
+/// bytes (by either rotated secret, at both tolerance edges), hands back exactly those bytes and
+/// the same notification as the typed path, and refuses every alteration with the same error
+/// as the typed path. Bodies the sandbox would never send (another type, another
+/// `api_version`, a malformed `data`) are re-signed with the payment's secret.
+#[tokio::test]
+async fn raw_path_verifies_sandbox_deliveries_and_refuses_each_alteration() {
+    let h = Harness::start().await;
+    let (url, deliveries) = receiver().await;
+    h.client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new(
+                "hook-order-raw",
+                MinorAmount::parse_decimal("3.10", 2).unwrap(),
+                "USD",
+            )
+            .with_notification(&url, SECRET),
+        )
+        .await
+        .unwrap();
+    let (headers, body) = wait_for(&deliveries, 1).await.remove(0);
+    let id = header(&headers, HEADER_EVENT_ID).unwrap();
+    let ts = header(&headers, HEADER_TIMESTAMP).unwrap();
+    let sig = header(&headers, HEADER_SIGNATURE).unwrap();
+    let now: i64 = ts.parse().unwrap();
+    let v = WebhookVerifier::new(["an-older-rotated-secret-cccccccccccc", SECRET]).unwrap();
+
+    let n = v
+        .verify_raw_at(now, Some(id), Some(ts), Some(sig), &body)
+        .unwrap();
+    assert_eq!(n.id(), id);
+    assert_eq!(
+        n.event_type(),
+        storefront::webhook::EVENT_TYPE_STATUS_CHANGED
+    );
+    assert_eq!(n.api_version(), storefront::webhook::API_VERSION);
+    assert!(std::ptr::eq(n.body(), &body[..]));
+    let typed = v
+        .verify_at(now, Some(id), Some(ts), Some(sig), &body)
+        .unwrap();
+    assert_eq!(n.decode().unwrap(), typed);
+    assert_eq!(n.data().unwrap(), typed.data);
+    assert_eq!(n.created_at(), typed.created_at);
+    for edge in [-300, 300] {
+        assert!(
+            v.verify_raw_at(now + edge, Some(id), Some(ts), Some(sig), &body)
+                .is_ok()
+        );
+    }
+
+    // Each alteration: the raw path and the typed path give the same error code.
+    let refused = |now: i64, id: Option<&str>, ts: Option<&str>, sig: Option<&str>, b: &[u8]| {
+        let raw = v.verify_raw_at(now, id, ts, sig, b).unwrap_err().code();
+        assert_eq!(raw, v.verify_at(now, id, ts, sig, b).unwrap_err().code());
+        raw
+    };
+    let mut tampered = body.to_vec();
+    let pos = tampered.iter().position(|b| *b == b'3').unwrap();
+    tampered[pos] = b'4';
+    assert_eq!(
+        refused(now, Some(id), Some(ts), Some(sig), &tampered),
+        "signature_mismatch"
+    );
+    let mut bad_sig = sig.as_bytes().to_vec();
+    let last = bad_sig.len() - 1;
+    bad_sig[last] = if bad_sig[last] == b'0' { b'1' } else { b'0' };
+    let bad_sig = String::from_utf8(bad_sig).unwrap();
+    assert_eq!(
+        refused(now, Some(id), Some(ts), Some(&bad_sig), &body),
+        "signature_mismatch"
+    );
+    let upper = format!("sha256={}", sig["sha256=".len()..].to_uppercase());
+    assert_eq!(
+        refused(now, Some(id), Some(ts), Some(&upper), &body),
+        "malformed_signature"
+    );
+    let short = &sig[..sig.len() - 2];
+    assert_eq!(
+        refused(now, Some(id), Some(ts), Some(short), &body),
+        "malformed_signature"
+    );
+    let long = format!("{sig}ab");
+    assert_eq!(
+        refused(now, Some(id), Some(ts), Some(&long), &body),
+        "malformed_signature"
+    );
+    assert_eq!(
+        refused(now + 301, Some(id), Some(ts), Some(sig), &body),
+        "timestamp_too_old"
+    );
+    assert_eq!(
+        refused(now - 301, Some(id), Some(ts), Some(sig), &body),
+        "timestamp_in_future"
+    );
+    assert_eq!(
+        refused(now, Some("evt_other"), Some(ts), Some(sig), &body),
+        "event_id_mismatch"
+    );
+    assert_eq!(
+        refused(now, None, Some(ts), Some(sig), &body),
+        "missing_header"
+    );
+    assert_eq!(
+        refused(now, Some(id), None, Some(sig), &body),
+        "missing_header"
+    );
+    assert_eq!(
+        refused(now, Some(id), Some(ts), None, &body),
+        "missing_header"
+    );
+    let only_other_secret = WebhookVerifier::new(["an-older-rotated-secret-cccccccccccc"]).unwrap();
+    assert_eq!(
+        only_other_secret
+            .verify_raw_at(now, Some(id), Some(ts), Some(sig), &body)
+            .unwrap_err(),
+        WebhookError::SignatureMismatch
+    );
+
+    // Re-signed variants: envelope faults are refused by the raw path; a malformed `data` only
+    // when it is decoded.
+    let text = String::from_utf8(body.to_vec()).unwrap();
+    let signer = storefront::TestSigner::new(SECRET);
+    let resigned = |t: &str| (signer.signature(now, t.as_bytes()), t.as_bytes().to_vec());
+    let (s1, b1) = resigned(&text.replace(
+        "merchant_payment.status_changed",
+        "merchant_payment.created",
+    ));
+    assert_eq!(
+        refused(now, Some(id), Some(ts), Some(&s1), &b1),
+        "unsupported_event_type"
+    );
+    let (s2, b2) = resigned(&text.replace("\"api_version\":1", "\"api_version\":2"));
+    assert_eq!(
+        refused(now, Some(id), Some(ts), Some(&s2), &b2),
+        "unsupported_api_version"
+    );
+    let (s3, b3) = resigned(&text.replace("\"currency\":\"USD\"", "\"currency\":840"));
+    assert_ne!(b3, body.to_vec(), "the body names its currency");
+    let n3 = v
+        .verify_raw_at(now, Some(id), Some(ts), Some(&s3), &b3)
+        .unwrap();
+    assert_eq!(n3.body(), &b3[..]);
+    assert_eq!(n3.data().unwrap_err().code(), "invalid_body");
+    assert_eq!(n3.decode().unwrap_err().code(), "invalid_body");
+    assert_eq!(
+        v.verify_at(now, Some(id), Some(ts), Some(&s3), &b3)
+            .unwrap_err()
+            .code(),
+        "invalid_body"
+    );
+}
