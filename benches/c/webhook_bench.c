@@ -9,9 +9,12 @@
  *   call floor      sf_status_version_decision: the cheapest export, the cost of a call through
  *                   the ABI and its panic boundary
  *
- * Usage: webhook_bench [ROUNDS] [ITERATIONS]. Prints, per configuration, the median over
- * rounds of the mean time per call. benches/c/run.sh builds and runs it beside the Rust
- * figures (cargo bench --bench webhook) of the same session.
+ * Usage: webhook_bench [ROUNDS] [ITERATIONS]. Each round runs every configuration in turn
+ * (rotating the order), ITERATIONS calls each, timed in samples of SAMPLE calls on the thread's
+ * CPU clock (CLOCK_THREAD_CPUTIME_ID: time the process spends descheduled on a loaded machine
+ * is not counted); the figure is the median over all samples of the time per call, as divan
+ * reports for the Rust benches. benches/c/run.sh builds and runs it beside the Rust figures
+ * (cargo bench --bench webhook) of the same session.
  */
 #define _POSIX_C_SOURCE 199309L
 #include <inttypes.h>
@@ -26,9 +29,11 @@
 #define EVENT_ID "evt_2f6b8c1d9e0a4b7c8d1e2f3a4b5c6d7e"
 #define NOW INT64_C(1790000000)
 
+#define SAMPLE 100
+
 static double now_ns(void) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
@@ -89,39 +94,46 @@ int main(int argc, char **argv) {
   char timestamp[32];
   snprintf(timestamp, sizeof timestamp, "%" PRId64, NOW);
 
-  double *at = calloc((size_t)rounds, sizeof *at);
-  double *body_only = calloc((size_t)rounds, sizeof *body_only);
-  double *floor_ns = calloc((size_t)rounds, sizeof *floor_ns);
+  long samples_per_round = iterations / SAMPLE > 0 ? iterations / SAMPLE : 1;
+  size_t total = (size_t)rounds * (size_t)samples_per_round;
+  double *at = calloc(total, sizeof *at);
+  double *body_only = calloc(total, sizeof *body_only);
+  double *floor_ns = calloc(total, sizeof *floor_ns);
   volatile unsigned sink = 0;
+  size_t filled = 0;
   for (int round = 0; round < rounds; round++) {
     for (int k = 0; k < 3; k++) {
       int which = (round + k) % 3; /* rotate the order each round */
-      double start = now_ns();
-      for (long i = 0; i < iterations; i++) {
-        if (which == 0) {
-          char *json = NULL;
-          r = sf_webhook_verify_at(verifier, EVENT_ID, timestamp, signature,
-                                   (const uint8_t *)body, body_len, NOW, &json, NULL);
-          if (r != SF_RESULT_OK) fail("sf_webhook_verify_at", r, NULL);
-          sink += (unsigned char)json[0];
-          sf_string_free(json);
-        } else if (which == 1) {
-          r = sf_webhook_verify_body_at(verifier, EVENT_ID, timestamp, signature,
-                                        (const uint8_t *)body, body_len, NOW, NULL);
-          if (r != SF_RESULT_OK) fail("sf_webhook_verify_body_at", r, NULL);
-          sink += r;
-        } else {
-          sink += sf_status_version_decision((int64_t)(i & 7), 3);
+      double *out = which == 0 ? at : which == 1 ? body_only : floor_ns;
+      for (long s = 0; s < samples_per_round; s++) {
+        double start = now_ns();
+        for (long i = 0; i < SAMPLE; i++) {
+          if (which == 0) {
+            char *json = NULL;
+            r = sf_webhook_verify_at(verifier, EVENT_ID, timestamp, signature,
+                                     (const uint8_t *)body, body_len, NOW, &json, NULL);
+            if (r != SF_RESULT_OK) fail("sf_webhook_verify_at", r, NULL);
+            sink += (unsigned char)json[0];
+            sf_string_free(json);
+          } else if (which == 1) {
+            r = sf_webhook_verify_body_at(verifier, EVENT_ID, timestamp, signature,
+                                          (const uint8_t *)body, body_len, NOW, NULL);
+            if (r != SF_RESULT_OK) fail("sf_webhook_verify_body_at", r, NULL);
+            sink += r;
+          } else {
+            sink += sf_status_version_decision((int64_t)(i & 7), 3);
+          }
         }
+        out[filled + (size_t)s] = (now_ns() - start) / SAMPLE;
       }
-      double per_call = (now_ns() - start) / (double)iterations;
-      (which == 0 ? at : which == 1 ? body_only : floor_ns)[round] = per_call;
     }
+    filled += (size_t)samples_per_round;
   }
-  double m_at = median(at, rounds), m_body = median(body_only, rounds),
-         m_floor = median(floor_ns, rounds);
-  printf("C ABI, %s; %d interleaved rounds x %ld calls; median of per-round means\n",
-         sf_version(), rounds, iterations);
+  double m_at = median(at, (int)total), m_body = median(body_only, (int)total),
+         m_floor = median(floor_ns, (int)total);
+  printf("C ABI, %s; %d interleaved rounds x %ld calls; median over samples of %d calls, "
+         "thread CPU time\n",
+         sf_version(), rounds, samples_per_round * SAMPLE, SAMPLE);
   printf("  sf_webhook_verify_at       %8.0f ns  (verify + decode + JSON out + free)\n", m_at);
   printf("  sf_webhook_verify_body_at  %8.0f ns  (verify signature + envelope, nothing out)\n",
          m_body);
