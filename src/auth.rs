@@ -11,6 +11,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
+use reqwest::header::HeaderValue;
 use serde::{Deserialize, Serialize};
 use tokio::sync::Mutex;
 use tokio::time::Instant;
@@ -53,9 +54,39 @@ pub struct GrantedToken {
     pub expires_in: u64,
 }
 
+/// An access token with its `Authorization: Bearer` header value, built once per token so that
+/// a request clones a reference instead of formatting and copying the token (the header value is
+/// marked sensitive: hyper and reqwest redact it in `Debug`; it is never logged).
+pub(crate) struct Bearer {
+    pub token: Secret,
+    pub header: HeaderValue,
+}
+
+impl Bearer {
+    /// The token and its header value. A token that cannot be a header value (control
+    /// characters) gets a placeholder value the service refuses with 401, as before.
+    pub fn new(token: Secret) -> Bearer {
+        let mut text = String::with_capacity(7 + token.len());
+        text.push_str("Bearer ");
+        text.push_str(token.expose());
+        let mut header = HeaderValue::from_str(&text)
+            .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
+        zeroize::Zeroize::zeroize(&mut text);
+        header.set_sensitive(true);
+        Bearer { token, header }
+    }
+
+    /// Whether this is the token `other` (the same value): the same allocation answers at once,
+    /// anything else is compared in constant time.
+    pub fn same_token(self: &Arc<Self>, other: &Arc<Bearer>) -> bool {
+        Arc::ptr_eq(self, other) || self.token == other.token
+    }
+}
+
+/// A client-credentials token in the cache, with when to renew it and what was granted.
 #[derive(Clone)]
 pub(crate) struct CachedToken {
-    pub token: Secret,
+    pub bearer: Arc<Bearer>,
     pub refresh_at: Instant,
     pub granted: GrantedToken,
 }
@@ -89,9 +120,10 @@ pub(crate) const TOKEN_RETRY_BACKOFF: (Duration, Duration) =
 /// asking again with the same credentials gives the same answer.
 pub(crate) const TOKEN_CREDENTIALS_BACKOFF: Duration = Duration::from_secs(30);
 
-/// Client-credentials token cache. Reading a valid token takes no async lock (every request does
-/// it); renewing takes the `refresh` mutex, held across the token request, so however many calls
-/// wait, one token request is in flight and all of them share its token or its failure.
+/// Client-credentials token cache. Reading a valid token takes no async lock and copies nothing
+/// but a reference count (every request does it, [`ClientTokenCache::fresh_bearer`]); renewing
+/// takes the `refresh` mutex, held across the token request, so however many calls wait, one
+/// token request is in flight and all of them share its token or its failure.
 #[derive(Default)]
 pub(crate) struct ClientTokenCache {
     current: std::sync::RwLock<Option<CachedToken>>,
@@ -102,16 +134,26 @@ pub(crate) struct ClientTokenCache {
 }
 
 impl ClientTokenCache {
-    /// The cached token while it is fresh (`now` before its renewal time).
+    /// The cached token while it is fresh (`now` before its renewal time), with its grant.
     pub fn fresh(&self, now: Instant) -> Option<CachedToken> {
         let current = self.current.read().ok()?;
         current.as_ref().filter(|c| now < c.refresh_at).cloned()
     }
 
+    /// The cached token while it is fresh: the request path's read (a shared read lock and one
+    /// reference count, no copy of the token or of the grant).
+    pub fn fresh_bearer(&self, now: Instant) -> Option<Arc<Bearer>> {
+        let current = self.current.read().ok()?;
+        current
+            .as_ref()
+            .filter(|c| now < c.refresh_at)
+            .map(|c| c.bearer.clone())
+    }
+
     /// Stores a newly issued token.
     pub fn store(&self, cached: CachedToken) {
         if let Ok(mut latest) = self.latest.lock() {
-            *latest = Some(cached.token.clone());
+            *latest = Some(cached.bearer.token.clone());
         }
         if let Ok(mut current) = self.current.write() {
             *current = Some(cached);
@@ -128,9 +170,9 @@ impl ClientTokenCache {
 
     /// Forgets `rejected` if it is still the cached token (a concurrent refresh may already have
     /// replaced it, in which case the new token is kept).
-    pub async fn invalidate(&self, rejected: &Secret) {
+    pub async fn invalidate(&self, rejected: &Arc<Bearer>) {
         if let Ok(mut current) = self.current.write()
-            && current.as_ref().is_some_and(|c| &c.token == rejected)
+            && current.as_ref().is_some_and(|c| c.bearer.same_token(rejected))
         {
             *current = None;
         }
@@ -208,49 +250,68 @@ impl From<Arc<dyn UserTokenProvider>> for UserToken {
     }
 }
 
-/// The user token state of one session.
+/// The user token state of one session. Reading the current token takes a shared read lock
+/// (every request of the session does it); asking the provider takes the `asking` mutex, held
+/// across the provider call, so concurrent calls ask once and share the answer.
 pub(crate) struct UserTokenState {
     pub source: UserToken,
-    pub current: Mutex<Option<Secret>>,
+    current: std::sync::RwLock<Option<Arc<Bearer>>>,
+    asking: Mutex<()>,
 }
 
 impl UserTokenState {
     pub fn new(source: UserToken) -> Self {
         let current = match &source {
-            UserToken::Value(v) => Some(v.clone()),
+            UserToken::Value(v) => Some(Arc::new(Bearer::new(v.clone()))),
             UserToken::Provider(_) => None,
         };
         UserTokenState {
             source,
-            current: Mutex::new(current),
+            current: std::sync::RwLock::new(current),
+            asking: Mutex::new(()),
+        }
+    }
+
+    fn current(&self) -> Option<Arc<Bearer>> {
+        self.current.read().ok()?.clone()
+    }
+
+    fn set(&self, bearer: Arc<Bearer>) {
+        if let Ok(mut current) = self.current.write() {
+            *current = Some(bearer);
         }
     }
 
     /// The current token, asking the provider when there is none.
-    pub async fn get(&self) -> Result<Secret> {
-        let mut current = self.current.lock().await;
-        if let Some(t) = current.as_ref() {
-            return Ok(t.clone());
+    pub async fn get(&self) -> Result<Arc<Bearer>> {
+        if let Some(t) = self.current() {
+            return Ok(t);
         }
         let UserToken::Provider(p) = &self.source else {
             return Err(Error::TokenProvider("no user token".into()));
         };
-        let token = ask(p.as_ref(), None).await?;
-        *current = Some(token.clone());
+        let _asking = self.asking.lock().await;
+        // Another call got one while this one waited.
+        if let Some(t) = self.current() {
+            return Ok(t);
+        }
+        let token = Arc::new(Bearer::new(ask(p.as_ref(), None).await?));
+        self.set(token.clone());
         Ok(token)
     }
 
     /// After a 401 `invalid_token`: asks the provider again. Returns false for a fixed value
     /// (nothing to refresh).
-    pub async fn refresh(&self, rejected: &Secret) -> Result<bool> {
+    pub async fn refresh(&self, rejected: &Arc<Bearer>) -> Result<bool> {
         let UserToken::Provider(p) = &self.source else {
             return Ok(false);
         };
-        let mut current = self.current.lock().await;
-        if current.as_ref().is_some_and(|c| c != rejected) {
+        let _asking = self.asking.lock().await;
+        if self.current().is_some_and(|c| !c.same_token(rejected)) {
             return Ok(true); // another call already refreshed it
         }
-        *current = Some(ask(p.as_ref(), Some(rejected)).await?);
+        let token = ask(p.as_ref(), Some(&rejected.token)).await?;
+        self.set(Arc::new(Bearer::new(token)));
         Ok(true)
     }
 }

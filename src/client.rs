@@ -72,7 +72,7 @@ impl Client {
     /// Obtains (or reuses) the client-credentials token and returns what was granted. Other
     /// calls do this on demand; calling it first only surfaces credential problems early.
     pub async fn authenticate(&self) -> Result<GrantedToken> {
-        Ok(self.inner.client_token_entry().await?.1)
+        Ok(self.inner.client_token_entry().await?.granted)
     }
 
     /// The current client-credentials access token (cached or freshly requested), for tools
@@ -123,7 +123,7 @@ impl UserSession {
     /// Refuses a client-credentials token passed as a user token, before anything is sent.
     pub(crate) async fn checked_auth(&self, operation: Operation) -> Result<Auth<'_>> {
         let user_token = self.token.get().await?;
-        if self.client.inner.tokens.is_client_token(&user_token)
+        if self.client.inner.tokens.is_client_token(&user_token.token)
             && !operation.token_subject().accepts(TokenSubject::Client)
         {
             return Err(Error::WrongTokenSubject {

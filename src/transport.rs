@@ -13,6 +13,7 @@
 //! an oversized or undecodable 2xx) is [`Error::OutcomeUnknown`]: the order may exist, the wallet
 //! may be debited, and reporting a plain failure would invite a duplicate.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::StatusCode;
@@ -23,7 +24,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 use url::Url;
 
-use crate::auth::{ClientTokenCache, GrantedToken, TokenResponse, UserTokenState};
+use crate::auth::{Bearer, ClientTokenCache, GrantedToken, TokenResponse, UserTokenState};
 use crate::config::{Config, ValidConfig};
 use crate::error::{ApiError, Error, ErrorCode, Result, TransportKind};
 use crate::operation::{Operation, Resend, TokenSubject};
@@ -261,20 +262,29 @@ impl Inner {
 
     /// The client-credentials token, from the cache or one token request.
     pub async fn client_token(&self) -> Result<Secret> {
-        Ok(self.client_token_entry().await?.0)
+        Ok(self.client_bearer().await?.token.clone())
+    }
+
+    /// The client-credentials token with its header value (the request path): the cached one
+    /// without any lock to wait for, else [`Inner::client_token_entry`].
+    async fn client_bearer(&self) -> Result<Arc<Bearer>> {
+        match self.tokens.fresh_bearer(Instant::now()) {
+            Some(bearer) => Ok(bearer),
+            None => Ok(self.client_token_entry().await?.bearer),
+        }
     }
 
     /// The cached token and its grant, requesting a new one when needed (single flight): the
     /// calls that wait for a token request share its token or its failure, and a failure is
     /// answered from memory until its back-off ends ([`ClientTokenCache::failure_backoff`]).
-    pub async fn client_token_entry(&self) -> Result<(Secret, GrantedToken)> {
+    pub async fn client_token_entry(&self) -> Result<crate::auth::CachedToken> {
         if let Some(c) = self.tokens.fresh(Instant::now()) {
-            return Ok((c.token, c.granted));
+            return Ok(c);
         }
         let mut refresh = self.tokens.refresh.lock().await;
         // Renewed while this call waited.
         if let Some(c) = self.tokens.fresh(Instant::now()) {
-            return Ok((c.token, c.granted));
+            return Ok(c);
         }
         if let Some(failure) = &refresh.failure
             && Instant::now() < failure.retry_at
@@ -286,7 +296,7 @@ impl Inner {
                 refresh.failure = None;
                 refresh.consecutive_failures = 0;
                 self.tokens.store(cached.clone());
-                Ok((cached.token, cached.granted))
+                Ok(cached)
             }
             Err(error) => {
                 refresh.consecutive_failures = refresh.consecutive_failures.saturating_add(1);
@@ -348,16 +358,16 @@ impl Inner {
             self.config.token_refresh_margin,
         );
         Ok(crate::auth::CachedToken {
-            token: token.access_token,
+            bearer: Arc::new(Bearer::new(token.access_token)),
             refresh_at,
             granted,
         })
     }
 
-    async fn current_token(&self, auth: Auth<'_>) -> Result<Option<Secret>> {
+    async fn current_token(&self, auth: Auth<'_>) -> Result<Option<Arc<Bearer>>> {
         match auth {
             Auth::None => Ok(None),
-            Auth::Client => self.client_token().await.map(Some),
+            Auth::Client => self.client_bearer().await.map(Some),
             Auth::User(u) => u.get().await.map(Some),
         }
     }
@@ -365,7 +375,7 @@ impl Inner {
     /// Makes sure the next request does not carry `rejected` (answered 401 `invalid_token`):
     /// the client-credentials token is dropped from the cache, a user-token provider is asked
     /// again. Returns whether a new token can be had (false for a fixed user token).
-    async fn renew_rejected(&self, auth: Auth<'_>, rejected: &Secret) -> Result<bool> {
+    async fn renew_rejected(&self, auth: Auth<'_>, rejected: &Arc<Bearer>) -> Result<bool> {
         match auth {
             Auth::Client => {
                 self.tokens.invalidate(rejected).await;
@@ -395,7 +405,7 @@ impl Inner {
     async fn attempt(
         &self,
         req: &Request<'_>,
-        token: Option<&Secret>,
+        token: Option<&Bearer>,
         timeout: Duration,
     ) -> Attempt {
         let method = match req.op.method() {
@@ -411,10 +421,8 @@ impl Inner {
             rb = rb.query(&req.query);
         }
         if let Some(t) = token {
-            let mut value = header::HeaderValue::from_str(&format!("Bearer {}", t.expose()))
-                .unwrap_or_else(|_| header::HeaderValue::from_static("Bearer invalid"));
-            value.set_sensitive(true);
-            rb = rb.header(header::AUTHORIZATION, value);
+            // Built once per token (sensitive: never shown by Debug); cloning shares it.
+            rb = rb.header(header::AUTHORIZATION, t.header.clone());
         }
         rb = match &req.body {
             Body::Empty => rb,
@@ -446,7 +454,8 @@ impl Inner {
         if resp.content_length().is_some_and(|l| l as usize > cap) {
             return too_large();
         }
-        let mut body = Vec::new();
+        // Sized from Content-Length when given (within the cap): one allocation, no regrowth.
+        let mut body = Vec::with_capacity(resp.content_length().map_or(0, |l| l as usize));
         loop {
             match resp.chunk().await {
                 Ok(Some(chunk)) => {
@@ -486,7 +495,9 @@ impl Inner {
     /// Runs a request with the token, retry and deadline rules of its operation.
     ///
     /// Boxed with an explicit `Send` type: the token request goes through here too, and the
-    /// named type breaks the recursion (execute -> token -> execute).
+    /// named type breaks the recursion (execute -> token -> execute). The box also keeps a
+    /// caller's future small between requests (a waiter sleeping between polls holds 744 bytes
+    /// instead of 1,920; BENCHMARKS.md, "Waiters"), for one allocation per request.
     pub fn execute<'a>(
         &'a self,
         req: Request<'a>,
@@ -545,7 +556,7 @@ impl Inner {
             );
             let started = Instant::now();
             let outcome = self
-                .attempt(&req, token.as_ref(), timeout)
+                .attempt(&req, token.as_deref(), timeout)
                 .instrument(span.clone())
                 .await;
             // The attempt is over: free its place among the requests in flight and count its

@@ -585,6 +585,17 @@ RustBuffer uniffi_storefront_fn_func_other_ipu_fields(RustBuffer product, RustCa
 int8_t uniffi_storefront_fn_func_merchant_payment_status_is_paid(RustBuffer status, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_GENERATE_IDEMPOTENCY_KEY
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_GENERATE_IDEMPOTENCY_KEY
+RustBuffer uniffi_storefront_fn_func_generate_idempotency_key(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_MERCHANT_PAYMENT_STATUS_NEEDS_VERIFICATION
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_MERCHANT_PAYMENT_STATUS_NEEDS_VERIFICATION
+int8_t uniffi_storefront_fn_func_merchant_payment_status_needs_verification(RustBuffer status, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SET_LOG_SINK
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SET_LOG_SINK
 void uniffi_storefront_fn_func_set_log_sink(RustBuffer sink, uint32_t max_level, RustCallStatus *_Nonnull out_status
@@ -911,6 +922,18 @@ uint16_t uniffi_storefront_checksum_func_other_ipu_fields(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 uint16_t uniffi_storefront_checksum_func_merchant_payment_status_is_paid(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_GENERATE_IDEMPOTENCY_KEY
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_GENERATE_IDEMPOTENCY_KEY
+uint16_t uniffi_storefront_checksum_func_generate_idempotency_key(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_NEEDS_VERIFICATION
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_NEEDS_VERIFICATION
+uint16_t uniffi_storefront_checksum_func_merchant_payment_status_needs_verification(void
     
 );
 #endif

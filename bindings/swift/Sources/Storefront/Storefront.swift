@@ -3781,9 +3781,10 @@ public struct MerchantPayment {
      */
     public var status: MerchantPaymentStatus
     /**
-     * Per-payment monotonically increasing version (0 on a create response).
+     * Per-payment monotonically increasing version (0 for historical never-changed records);
+     * null on a create response, which does not carry it.
      */
-    public var statusVersion: Int64
+    public var statusVersion: Int64?
     /**
      * False until a channel is chosen.
      */
@@ -3844,8 +3845,9 @@ public struct MerchantPayment {
          * Status; only `Paid` confirms payment.
          */status: MerchantPaymentStatus, 
         /**
-         * Per-payment monotonically increasing version (0 on a create response).
-         */statusVersion: Int64, 
+         * Per-payment monotonically increasing version (0 for historical never-changed records);
+         * null on a create response, which does not carry it.
+         */statusVersion: Int64?, 
         /**
          * False until a channel is chosen.
          */testMode: Bool, 
@@ -3913,7 +3915,7 @@ public struct FfiConverterTypeMerchantPayment: FfiConverterRustBuffer {
                 currency: FfiConverterString.read(from: &buf), 
                 currencyDecimals: FfiConverterInt32.read(from: &buf), 
                 status: FfiConverterTypeMerchantPaymentStatus.read(from: &buf), 
-                statusVersion: FfiConverterInt64.read(from: &buf), 
+                statusVersion: FfiConverterOptionInt64.read(from: &buf), 
                 testMode: FfiConverterBool.read(from: &buf), 
                 checkoutUrl: FfiConverterOptionTypeSecret.read(from: &buf), 
                 returnUrl: FfiConverterOptionString.read(from: &buf), 
@@ -3933,7 +3935,7 @@ public struct FfiConverterTypeMerchantPayment: FfiConverterRustBuffer {
         FfiConverterString.write(value.currency, into: &buf)
         FfiConverterInt32.write(value.currencyDecimals, into: &buf)
         FfiConverterTypeMerchantPaymentStatus.write(value.status, into: &buf)
-        FfiConverterInt64.write(value.statusVersion, into: &buf)
+        FfiConverterOptionInt64.write(value.statusVersion, into: &buf)
         FfiConverterBool.write(value.testMode, into: &buf)
         FfiConverterOptionTypeSecret.write(value.checkoutUrl, into: &buf)
         FfiConverterOptionString.write(value.returnUrl, into: &buf)
@@ -8653,6 +8655,32 @@ public func merchantPaymentStatusIsPaid(status: MerchantPaymentStatus) -> Bool  
 })
 }
 /**
+ * A fresh idempotency key (`sf-` and 32 hex characters from the system CSPRNG), the one
+ * `createMerchantPayment` would generate. Set it as the request's `idempotencyKey` and persist
+ * it before sending; after a timeout, `ProviderResultPending` or an unknown outcome, send the
+ * same request with the same key again (one payment at the service).
+ */
+public func generateIdempotencyKey() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_generate_idempotency_key(uniffiCallStatus
+    )
+})
+}
+/**
+ * Whether a status needs verification before any business decision: true for `Review` and
+ * for `Unknown` (a future status), false otherwise (the core's
+ * `MerchantPaymentStatus::needs_verification`).
+ */
+public func merchantPaymentStatusNeedsVerification(status: MerchantPaymentStatus) -> Bool  {
+    return try!  FfiConverterBool.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_merchant_payment_status_needs_verification(
+        FfiConverterTypeMerchantPaymentStatus_lower(status),uniffiCallStatus
+    )
+})
+}
+/**
  * Sends the SDK's log records up to `max_level` (1 error … 5 trace) to `sink`, replacing the
  * previous sink; `null` or `max_level` 0 removes it. Process-wide.
  */
@@ -8789,6 +8817,12 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_merchant_payment_status_is_paid() != 43619) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_generate_idempotency_key() != 63046) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_merchant_payment_status_needs_verification() != 13747) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_set_log_sink() != 60326) {

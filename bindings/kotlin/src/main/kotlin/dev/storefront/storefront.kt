@@ -737,6 +737,10 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_func_merchant_payment_status_is_paid(
     ): Int
+    external fun uniffi_storefront_checksum_func_generate_idempotency_key(
+    ): Int
+    external fun uniffi_storefront_checksum_func_merchant_payment_status_needs_verification(
+    ): Int
     external fun uniffi_storefront_checksum_func_set_log_sink(
     ): Int
     external fun uniffi_storefront_checksum_func_format_amount_minor(
@@ -971,6 +975,10 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_merchant_payment_status_is_paid(`status`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
+    external fun uniffi_storefront_fn_func_generate_idempotency_key(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_func_merchant_payment_status_needs_verification(`status`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Byte
     external fun uniffi_storefront_fn_func_set_log_sink(`sink`: RustBuffer.ByValue,`maxLevel`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_storefront_fn_func_format_amount_minor(`amountMinor`: Long,`currencyDecimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
@@ -1118,6 +1126,12 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_merchant_payment_status_is_paid() and 0xFFFF) != 43619) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_generate_idempotency_key() and 0xFFFF) != 63046) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_merchant_payment_status_needs_verification() and 0xFFFF) != 13747) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_set_log_sink() and 0xFFFF) != 60326) {
@@ -5832,9 +5846,10 @@ data class MerchantPayment (
     var `status`: MerchantPaymentStatus
     , 
     /**
-     * Per-payment monotonically increasing version (0 on a create response).
+     * Per-payment monotonically increasing version (0 for historical never-changed records);
+     * null on a create response, which does not carry it.
      */
-    var `statusVersion`: kotlin.Long
+    var `statusVersion`: kotlin.Long?
     , 
     /**
      * False until a channel is chosen.
@@ -5923,7 +5938,7 @@ public object FfiConverterTypeMerchantPayment: FfiConverterRustBuffer<MerchantPa
             FfiConverterString.read(buf),
             FfiConverterInt.read(buf),
             FfiConverterTypeMerchantPaymentStatus.read(buf),
-            FfiConverterLong.read(buf),
+            FfiConverterOptionalLong.read(buf),
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalTypeSecret.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -5943,7 +5958,7 @@ public object FfiConverterTypeMerchantPayment: FfiConverterRustBuffer<MerchantPa
             FfiConverterString.allocationSize(value.`currency`) +
             FfiConverterInt.allocationSize(value.`currencyDecimals`) +
             FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`) +
-            FfiConverterLong.allocationSize(value.`statusVersion`) +
+            FfiConverterOptionalLong.allocationSize(value.`statusVersion`) +
             FfiConverterBoolean.allocationSize(value.`testMode`) +
             FfiConverterOptionalTypeSecret.allocationSize(value.`checkoutUrl`) +
             FfiConverterOptionalString.allocationSize(value.`returnUrl`) +
@@ -5962,7 +5977,7 @@ public object FfiConverterTypeMerchantPayment: FfiConverterRustBuffer<MerchantPa
             FfiConverterString.write(value.`currency`, buf)
             FfiConverterInt.write(value.`currencyDecimals`, buf)
             FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
-            FfiConverterLong.write(value.`statusVersion`, buf)
+            FfiConverterOptionalLong.write(value.`statusVersion`, buf)
             FfiConverterBoolean.write(value.`testMode`, buf)
             FfiConverterOptionalTypeSecret.write(value.`checkoutUrl`, buf)
             FfiConverterOptionalString.write(value.`returnUrl`, buf)
@@ -10713,6 +10728,38 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
             return FfiConverterBoolean.lift(
     uniffiRustCall() { _status ->
     UniffiLib.uniffi_storefront_fn_func_merchant_payment_status_is_paid(
+    
+        
+        FfiConverterTypeMerchantPaymentStatus.lower(`status`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * A fresh idempotency key (`sf-` and 32 hex characters from the system CSPRNG), the one
+         * `createMerchantPayment` would generate. Set it as the request's `idempotencyKey` and persist
+         * it before sending; after a timeout, `ProviderResultPending` or an unknown outcome, send the
+         * same request with the same key again (one payment at the service).
+         */ fun `generateIdempotencyKey`(): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_func_generate_idempotency_key(
+    
+        _status)
+}
+    )
+    }
+    
+
+        /**
+         * Whether a status needs verification before any business decision: true for `Review` and
+         * for `Unknown` (a future status), false otherwise (the core's
+         * `MerchantPaymentStatus::needs_verification`).
+         */ fun `merchantPaymentStatusNeedsVerification`(`status`: MerchantPaymentStatus): kotlin.Boolean {
+            return FfiConverterBoolean.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_func_merchant_payment_status_needs_verification(
     
         
         FfiConverterTypeMerchantPaymentStatus.lower(`status`),_status)
