@@ -172,7 +172,9 @@ impl ClientTokenCache {
     /// replaced it, in which case the new token is kept).
     pub async fn invalidate(&self, rejected: &Arc<Bearer>) {
         if let Ok(mut current) = self.current.write()
-            && current.as_ref().is_some_and(|c| c.bearer.same_token(rejected))
+            && current
+                .as_ref()
+                .is_some_and(|c| c.bearer.same_token(rejected))
         {
             *current = None;
         }
