@@ -327,9 +327,12 @@ static void catalog_demo(sf_client *client, const char *origin) {
 /* Merchant collection: channels, a payment paid at the checkout, query, list, records. */
 static void merchant_demo(sf_client *client, const char *origin) {
     char *output = NULL;
+    char *key = NULL;
+    char *shown = NULL;
     char order_no[128];
     char path[256];
-    char request[256];
+    char request[384];
+    uint64_t amount_minor = 0;
     sf_error *error = NULL;
     sf_result result;
 
@@ -337,9 +340,24 @@ static void merchant_demo(sf_client *client, const char *origin) {
     if (!ok("sf_channels_list", result, output, error)) {
         return;
     }
+    /* "12.50" USD (2 decimals) in minor units, exactly (never through a double). */
+    result = sf_money_to_minor("12.50", 2, &amount_minor, &error);
+    if (result != SF_RESULT_OK || amount_minor != 1250) {
+        report("sf_money_to_minor", result, error);
+        return;
+    }
+    /* The idempotency key exists before sending: persist it first, so a timeout or a 202 is
+     * retried with the same key and parameters. */
+    result = sf_idempotency_key_generate(&key, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_idempotency_key_generate", result, error);
+        return;
+    }
     snprintf(request, sizeof request,
-             "{\"external_reference\":\"c-example-%ld\",\"amount_minor\":1250,\"currency\":\"USD\"}",
-             (long)time(NULL));
+             "{\"external_reference\":\"c-example-%ld\",\"amount_minor\":%llu,\"currency\":\"USD\","
+             "\"idempotency_key\":\"%s\"}",
+             (long)time(NULL), (unsigned long long)amount_minor, key);
+    sf_string_free(key);
     result = sf_merchant_payment_create(client, request, &output, &error);
     if (result != SF_RESULT_OK || !json_field(output, "order_no", order_no, sizeof order_no)) {
         report("sf_merchant_payment_create", result, error);
@@ -361,7 +379,14 @@ static void merchant_demo(sf_client *client, const char *origin) {
         return;
     }
     sf_string_free(output);
-    printf("merchant payment %s paid\n", order_no);
+    result = sf_money_from_minor(amount_minor, 2, &shown, &error);
+    if (result != SF_RESULT_OK || strcmp(shown, "12.50") != 0) {
+        report("sf_money_from_minor", result, error);
+        sf_string_free(shown);
+        return;
+    }
+    printf("merchant payment %s paid (%s USD)\n", order_no, shown);
+    sf_string_free(shown);
     snprintf(request, sizeof request, "{\"order_no\":\"%s\"}", order_no);
     result = sf_merchant_payments_list(client, request, &output, &error);
     if (!ok("sf_merchant_payments_list", result, output, error)) {
@@ -388,6 +413,11 @@ static void merchant_demo(sf_client *client, const char *origin) {
 /* Bad arguments get their own result codes and leave the client usable. */
 static void argument_demo(sf_client *client) {
     const char bad_utf8[] = {'{', (char)0xC3, (char)0x28, '}', '\0'};
+    const char *gift_card =
+        "{\"gd_no\":\"G1002\",\"gd_name\":\"Gift card\",\"actual_price\":100000000,"
+        "\"retail_price\":100000000,\"currency\":\"USD\",\"currency_decimals\":2,\"in_stock\":5,"
+        "\"buy_limit_num\":0,\"payment_policy\":\"allowlist\","
+        "\"other_ipu_cnf\":[\"recipient_email=Recipient email=1\"]}";
     char *output = NULL;
     sf_error *error = NULL;
     sf_result result;
@@ -411,13 +441,17 @@ static void argument_demo(sf_client *client) {
         failures++;
     }
     sf_error_free(error);
+    /* The product's extra inputs (key, label, required), parsed by the library. */
+    result = sf_other_ipu_fields(gift_card, &output, &error);
+    if (result != SF_RESULT_OK || strstr(output, "\"key\":\"recipient_email\"") == NULL) {
+        report("sf_other_ipu_fields", result, error);
+    } else {
+        sf_string_free(output);
+    }
+    output = NULL;
+    error = NULL;
     /* Client-side validation names the field and sends nothing. */
-    result = sf_other_ipu_build(
-        "{\"gd_no\":\"G1002\",\"gd_name\":\"Gift card\",\"actual_price\":100000000,"
-        "\"retail_price\":100000000,\"currency\":\"USD\",\"currency_decimals\":2,\"in_stock\":5,"
-        "\"buy_limit_num\":0,\"payment_policy\":\"allowlist\","
-        "\"other_ipu_cnf\":[\"recipient_email=Recipient email=1\"]}",
-        "{\"Recipient email\":\"a@example.com\"}", &output, &error);
+    result = sf_other_ipu_build(gift_card, "{\"Recipient email\":\"a@example.com\"}", &output, &error);
     if (result != SF_RESULT_VALIDATION || error == NULL || sf_error_description(error) != NULL) {
         fprintf(stderr, "a label must be refused as an other_ipu key (got %u)\n", (unsigned)result);
         failures++;

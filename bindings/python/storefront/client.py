@@ -251,7 +251,9 @@ class UserSession:
 
     def wait_for_payment(self, order_no: str, interval_ms: int, timeout_ms: int) -> PaymentWaitOutcome:
         """Polls until paid (1) or cancelled (2), honouring ``Retry-After``, then reads the
-        order: ``{"payment_status", "order"}``. Raises :class:`~storefront.WaitTimeoutError`.
+        order: ``{"outcome": "final", "payment_status", "order"}``; after ``timeout_ms`` without a final
+        status returns ``{"outcome": "still_pending", "last_status", "waited_ms",
+        "last_poll_failed"}`` (an outcome, not an exception).
         ``Ctrl-C`` on the main thread stops the wait at once."""
         return self._call("sf_payment_wait", *wait_args(order_no, interval_ms, timeout_ms))
 

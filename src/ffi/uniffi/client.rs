@@ -248,8 +248,10 @@ impl UserSession {
     }
 
     /// Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
-    /// its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
-    /// the coroutine / task stops the polling.
+    /// its `Retry-After`), then reads the order: `PaymentWaitOutcome.Final`. After `timeout_ms`
+    /// without a final status gives `PaymentWaitOutcome.StillPending` (an outcome, not an
+    /// error). The SDK's defaults are 2000 ms and 60000 ms (README "Defaults"). Cancelling the
+    /// coroutine / task stops the polling.
     pub async fn wait_for_payment(
         &self,
         order_no: String,
