@@ -643,7 +643,7 @@ impl Ctx {
         })
         // Only so the local receiver may be plain http://127.0.0.1; the real service requires
         // public HTTPS.
-        .allow_insecure_loopback(true);
+        .with_insecure_loopback(true);
         if let Some(pem) = self.sandbox.ca_pem() {
             c = c.with_root_ca_pem(pem);
         }
@@ -1098,10 +1098,10 @@ impl Worker {
                     )
                     .await
                 {
-                    Ok(o) if o.payment_status == PaymentStatus::Paid => StartState::Paid,
+                    Ok(o) if o.payment_status() == PaymentStatus::Paid => StartState::Paid,
                     Ok(o) => {
                         ctx.stats
-                            .bump(&format!("order.wait.ended.{}", o.payment_status.code()));
+                            .bump(&format!("order.wait.ended.{}", o.payment_status().code()));
                         StartState::StartedNotPaid
                     }
                     Err(e) => {

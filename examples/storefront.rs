@@ -20,8 +20,8 @@ use axum::http::{HeaderMap, StatusCode};
 use futures_util::TryStreamExt;
 use storefront::{
     Client, Config, CreateMerchantPayment, CreateOrderRequest, MinorAmount, PaymentExpectation,
-    PaymentStatus, ProductQuery, StatusNotification, VersionDecision, WebhookVerifier,
-    status_version_decision,
+    PaymentStatus, PaymentWaitOutcome, ProductQuery, StatusNotification, VersionDecision,
+    WebhookVerifier, status_version_decision,
 };
 use storefront_sandbox::{Sandbox, SandboxOptions, seed};
 use tokio::sync::mpsc;
@@ -143,7 +143,7 @@ pub async fn run() -> AnyResult<()> {
     .with_user_agent("storefront-example/1")
     // Only so the local receiver may be plain http://127.0.0.1; the real service requires a
     // public HTTPS notification address.
-    .allow_insecure_loopback(true);
+    .with_insecure_loopback(true);
     let client = Client::new(config)?;
 
     // --- catalog flow ---------------------------------------------------------------------
@@ -194,30 +194,34 @@ pub async fn run() -> AnyResult<()> {
     let start = alice
         .start_payment(&order.order_no, seed::CHANNEL_PLATFORM_COIN)
         .await?;
-    println!(
-        "payment      started session {} at {}{}",
-        start.trade_no,
-        start.redirect.origin().ascii_serialization(),
-        start.redirect.path()
-    );
+    // `PaymentStart` displays its session, address without query and expiry in RFC 3339.
+    println!("payment      started {start}");
     let outcome = alice
         .wait_for_payment(
             &order.order_no,
             Duration::from_millis(100),
-            Duration::from_secs(10),
+            storefront::DEFAULT_WAIT_TIMEOUT,
         )
         .await?;
-    if outcome.payment_status != PaymentStatus::Paid {
-        return Err(format!("catalog payment ended {}", outcome.payment_status).into());
-    }
+    let order = match outcome {
+        PaymentWaitOutcome::Final {
+            payment_status: PaymentStatus::Paid,
+            order,
+        } => order,
+        PaymentWaitOutcome::Final { payment_status, .. } => {
+            return Err(format!("catalog payment ended {payment_status}").into());
+        }
+        PaymentWaitOutcome::StillPending { waited, .. } => {
+            return Err(format!("catalog payment still pending after {waited:?}").into());
+        }
+    };
     println!(
         "payment      paid; order status {}, paid {} {}",
-        outcome.order.status,
-        outcome
-            .order
+        order.status,
+        order
             .payment_pay_amount
-            .to_decimal_string(outcome.order.payment_currency_decimals)?,
-        outcome.order.payment_currency
+            .to_decimal_string(order.payment_currency_decimals)?,
+        order.payment_currency
     );
 
     // --- merchant collection ----------------------------------------------------------------
@@ -244,12 +248,9 @@ pub async fn run() -> AnyResult<()> {
     let created = client.create_merchant_payment(&request).await?;
     let payment = &created.payment;
     println!(
-        "collection   created {} for {} {}, status {}, checkout {}",
+        "collection   created {} for {}, status {}, checkout {}",
         payment.order_no,
-        payment
-            .amount_minor
-            .to_decimal_string(payment.currency_decimals),
-        payment.currency,
+        payment.money()?,
         payment.status,
         payment
             .checkout_url
@@ -306,7 +307,9 @@ pub async fn run() -> AnyResult<()> {
         "reconciled   query confirms {} paid, event {}, version {}",
         queried.order_no,
         queried.event_id.as_deref().unwrap_or("?"),
-        queried.status_version.map_or_else(|| "?".to_owned(), |v| v.to_string())
+        queried
+            .status_version
+            .map_or_else(|| "?".to_owned(), |v| v.to_string())
     );
     println!("done         both flows completed");
     Ok(())

@@ -92,8 +92,6 @@ enum sf_result {
   SF_RESULT_RESPONSE_MISMATCH = 402,
   // The configuration was refused (bad URL, plain HTTP to a non-loopback host, bad CA PEM).
   SF_RESULT_CONFIG = 403,
-  // A payment wait saw no final status within its timeout.
-  SF_RESULT_WAIT_TIMEOUT = 404,
   // A payment or notification does not match the merchant's expectation (reference, amount,
   // currency, precision or `test_mode`).
   SF_RESULT_EXPECTATION_MISMATCH = 405,
@@ -239,7 +237,7 @@ sf_result sf_userinfo_get(const sf_client *client,
 
 // `POST /openapi/v1/orders` with the user's token. `request_json` is
 // `{"gd_no", "quantity", "payment_no", "other_ipu"?}`. Never re-sent: a timeout or lost
-// connection after sending gives `SF_RESULT_OUTCOME_UNKNOWN` (check the user's orders before
+// connection after sending gives `SF_RESULT_OUTCOME_UNKNOWN` (see its `advice` and `lookup` before
 // ordering again); only a definite 429 is re-sent after `Retry-After`. A cancellation (see
 // `sf_cancel_scope_enter`) after the call started gives `SF_RESULT_CANCELLED` with the outcome
 // unknown in the same way.
@@ -301,13 +299,15 @@ sf_result sf_payment_status(const sf_client *client,
                             sf_error **error_out);
 
 // Polls the payment status every `interval_ms` until 1 paid or 2 cancelled (honouring
-// `Retry-After`), then reads the order. After `timeout_ms` without a final status gives
-// `SF_RESULT_WAIT_TIMEOUT`. Blocks the calling thread; cancellable from another thread with a
-// token bound by `sf_cancel_scope_enter` (`SF_RESULT_CANCELLED`).
+// `Retry-After`), then reads the order. After `timeout_ms` without a final status the wait
+// still succeeds, with a "still pending" outcome (not an error). The SDK's defaults are
+// 2000 ms and 60000 ms (README "Defaults"). Blocks the calling thread; cancellable from another
+// thread with a token bound by `sf_cancel_scope_enter` (`SF_RESULT_CANCELLED`).
 //
-// On success `*outcome_json_out` receives `{"payment_status": n, "order": {...}}` (the order
-// tells whether delivery is still processing), owned by the caller (free with
-// `sf_string_free`).
+// On success `*outcome_json_out` receives `{"outcome": "final", "payment_status": n, "order":
+// {...}}` (the order tells whether delivery is still processing) or `{"outcome":
+// "still_pending", "last_status": n, "waited_ms": n, "last_poll_failed": bool}`, owned by the
+// caller (free with `sf_string_free`).
 //
 // # Safety
 // `client` NULL or live; strings NULL or NUL-terminated; out-pointers NULL or writable.
@@ -529,8 +529,11 @@ const char *sf_error_description(const sf_error *error);
 const char *sf_error_field(const sf_error *error);
 
 // Everything above as one JSON object: `result`, `result_name`, `message`, and when present
-// `http_status`, `error`, `error_description`, `field`, `retry_after_ms`. Borrowed: valid until
-// `sf_error_free`. NULL if `error` is NULL.
+// `http_status`, `error`, `error_description`, `field`, `retry_after_ms`, and for an unclear
+// answer (`SF_RESULT_PROVIDER_RESULT_PENDING`, `SF_RESULT_OUTCOME_UNKNOWN`) `advice` (what to do
+// now, per the contract) and `lookup` (`order_no`, `external_reference`, `payment_no`,
+// `idempotency_key`, `gd_no`, `quantity` of the request, absent keys omitted). Borrowed: valid
+// until `sf_error_free`. NULL if `error` is NULL.
 //
 // # Safety
 // `error` must be NULL or an error from this library that was not freed.
@@ -646,6 +649,41 @@ sf_result sf_money_from_minor(uint64_t minor,
 sf_result sf_other_ipu_fields(const char *product_json,
                               char **fields_json_out,
                               sf_error **error_out);
+
+// Reconciles the shop's records against the service: one report per record, in order, for at
+// most `max_reports` records after the cursor (0 = every remaining record).
+//
+// `input_json` is `{"records": [record...], "options"?: {...}}`. A record is
+// `{"external_reference", "order_no"?, "expected_amount" (minor units), "currency",
+// "test_mode"?, "booked_status_version"?, "booked_event_id"?}` (`booked_event_id` set means
+// "booked as paid"). Options: `"requeue_failed"` (re-queue `failed` notification deliveries of
+// payments found paid but not booked; default false), `"window": {"from"?, "to"?}` (RFC 3339
+// bounds on `expires_at` for lookups by reference), `"limit"` (1 to 100, default 100), and
+// `"cursor": {"next_index", "last_reference"?}` (resume after the record the cursor names: pass
+// the `cursor` of the last report received). Strict: an unknown key at any depth gives
+// `SF_RESULT_VALIDATION` naming its path; a cursor that does not fit the records, or a limit
+// outside 1 to 100, gives `SF_RESULT_VALIDATION` before any request.
+//
+// On success `*lines_out` receives JSON lines, one report per record, each ending in `\n`
+// (an empty string when no record is left): `{"record", "index", "order_no"?, "finding":
+// {"finding": "in_agreement" | "paid_not_booked" | "booked_not_paid" | "mismatch" |
+// "under_review" | "unknown_status" | "missing_at_service" | "ambiguous" | "lookup_failed",
+// ...its fields}, "service_status_version"?, "requeued", "requeue_error"?, "cursor"}`. Owned by
+// the caller (free with `sf_string_free`). A failed lookup is a `lookup_failed` report, not a
+// failure of the call.
+//
+// Cancellable with the thread's `sf_cancel_token` (see `sf_cancel_scope_enter`): the batch then
+// returns `SF_RESULT_CANCELLED` and its reports are not handed out; resume from the last cursor
+// received (the records of the cancelled batch are looked up again; a delivery already
+// re-queued is no longer `failed`, so it is not re-queued twice).
+//
+// # Safety
+// `client` NULL or live; `input_json` NULL or NUL-terminated; out-pointers NULL or writable.
+sf_result sf_reconcile(const sf_client *client,
+                       const char *input_json,
+                       uint32_t max_reports,
+                       char **lines_out,
+                       sf_error **error_out);
 
 // Creates a verifier from a JSON array of secrets, e.g. `["new-secret", "old-secret"]`; a
 // signature by any of them is accepted. Empty secrets are ignored; none at all gives

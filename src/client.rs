@@ -43,7 +43,7 @@ impl Client {
             .https_only(!config.allow_insecure_loopback)
             .redirect(reqwest::redirect::Policy::none())
             .user_agent(valid.user_agent.clone())
-            .connect_timeout(config.attempt_timeout)
+            .connect_timeout(config.connect_timeout.min(config.attempt_timeout))
             .build()
             .map_err(|e| Error::Config(format!("HTTP client setup failed: {e}")))?;
         Ok(Client {

@@ -3,7 +3,10 @@
 //! Contract rules: `{base_url}` is "the full API base address assigned to the client, including
 //! its path prefix"; `{token_endpoint}` and `{userinfo_endpoint}` are separately assigned. The
 //! SDK speaks HTTPS only; plain HTTP is accepted only for loopback hosts and only when
-//! [`Config::allow_insecure_loopback`] is set (local sandboxes).
+//! [`Config::with_insecure_loopback`] is set (local sandboxes).
+//!
+//! Every default is a `DEFAULT_*` constant of this module, listed with its reason in the README
+//! section "Defaults" (a test compares that table with [`Config::new`], so the two cannot drift).
 
 use std::net::IpAddr;
 use std::time::Duration;
@@ -36,6 +39,34 @@ pub const MAX_CONFIG_DURATION: Duration = Duration::from_secs(24 * 60 * 60);
 /// no connection pool needs that many).
 pub const MAX_IN_FLIGHT: usize = 65_536;
 
+/// Default [`Config::connect_timeout`]: 3 s. A reachable service completes TCP and TLS well
+/// within a second even on a mobile network; an address that does not answer in 3 s is down,
+/// and failing fast leaves the deadline room for a retry (a connection never made was not sent,
+/// so even an order creation may be tried again after it).
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Default [`Config::attempt_timeout`]: 8 s, the contract's own bound for one exchange (a
+/// notification delivery "waits at most 8 seconds"). Long enough that order creation and
+/// payment start, which are never re-sent, rarely end as an unknown outcome; short enough that a
+/// stalled attempt leaves the deadline room for another.
+pub const DEFAULT_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(8);
+
+/// Default [`Config::overall_deadline`]: 20 s for one call across its retries and waits: two
+/// full attempts and the backoff between them, about as long as a user watches a spinner.
+pub const DEFAULT_OVERALL_DEADLINE: Duration = Duration::from_secs(20);
+
+/// Default [`Config::token_refresh_margin`]: 30 s, longer than [`DEFAULT_OVERALL_DEADLINE`], so
+/// a token taken at the start of a call never runs out during its retries.
+pub const DEFAULT_TOKEN_REFRESH_MARGIN: Duration = Duration::from_secs(30);
+
+/// Default [`Config::max_response_bytes`]: 4 MiB, far above the largest answer of the contract
+/// (100 products or payments per page) and small enough for a phone.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+
+/// Default [`Config::max_in_flight`]: 64 requests on the wire at once, beyond what the
+/// contract's per-minute budgets keep busy, while bounding sockets and memory in a burst.
+pub const DEFAULT_MAX_IN_FLIGHT: usize = 64;
+
 /// SDK user agent prefix (`storefront-rust/<version>`).
 pub const SDK_USER_AGENT: &str = concat!("storefront-rust/", env!("CARGO_PKG_VERSION"));
 
@@ -61,6 +92,9 @@ pub struct RetryPolicy {
 }
 
 impl Default for RetryPolicy {
+    /// 4 attempts, backoff from 200 ms up to 5 s, `Retry-After` honoured up to 30 s (README
+    /// "Defaults"): quick failures (connection refused, 503) heal within the overall deadline,
+    /// which bounds the total anyway.
     fn default() -> Self {
         RetryPolicy {
             max_attempts: 4,
@@ -83,6 +117,30 @@ impl RetryPolicy {
 
 /// Everything a [`crate::Client`] needs. Build with [`Config::new`] and the `with_*` methods,
 /// or deserialize from JSON (durations as `*_ms` fields), then pass to [`crate::Client::new`].
+///
+/// Defaults (the README section "Defaults" is the same table, checked by a test):
+///
+/// | Setting | Default | Why |
+/// |---|---|---|
+/// | `connect_timeout` | 3 s | a reachable service connects (TCP and TLS) in well under a second, even on a phone; failing fast leaves the deadline room for a retry, and a connection never made sent nothing |
+/// | `attempt_timeout` | 8 s | the contract's own bound for one exchange (a notification delivery waits at most 8 s); long enough that order creation and payment start, never re-sent, rarely end as an unknown outcome |
+/// | `overall_deadline` | 20 s | one call across retries and waits: two full attempts and the backoff between them, about as long as a user watches a spinner |
+/// | `retry.max_attempts` | 4 | quick failures (connection refused, 503) heal; the deadline bounds the total; order creation and payment start are never re-sent whatever this says |
+/// | `retry.base_delay` | 200 ms | first backoff, doubled per retry and jittered |
+/// | `retry.max_delay` | 5 s | largest backoff; keeps retries inside the deadline |
+/// | `retry.max_retry_after` | 30 s | a longer `Retry-After` is returned to the caller instead of waited for |
+/// | `token_refresh_margin` | 30 s | longer than the overall deadline, so a token never expires in the middle of a call |
+/// | `max_response_bytes` | 4 MiB | far above the largest answer of the contract (100 items a page), small enough for a phone |
+/// | `max_in_flight` | 64 | more than the per-minute budgets keep busy; bounds sockets and memory in a burst |
+/// | `rate_limits.enabled` | true | waiting for the contract's per-client budget is cheaper than earning a 429 |
+/// | `rate_limits.create_per_window` | 60 | the contract: 60 merchant-payment creates per client per minute |
+/// | `rate_limits.read_per_window` | 300 | the contract: 300 queries, filtered lists and channel reads per minute, shared |
+/// | `rate_limits.requeue_per_window` | 30 | the contract: 30 notification re-queues per minute |
+/// | `rate_limits.window` | 60 s | the contract's minute |
+/// | `rate_limits.margin` | 500 ms | against clock and latency differences with the service |
+/// | `allow_insecure_loopback` | false | HTTPS only; plain HTTP to loopback hosts is for local sandboxes |
+/// | `wait.interval` | 2 s | payment-status poll interval (`DEFAULT_WAIT_INTERVAL`): a paid buyer sees it within about 2 s; 30 light reads a minute |
+/// | `wait.timeout` | 60 s | payment wait (`DEFAULT_WAIT_TIMEOUT`): about as long as a "confirming payment" screen; then the wait reports still pending (an outcome) and the app checks later |
 #[derive(Debug, Clone, Deserialize)]
 pub struct Config {
     /// `{base_url}`: full API base address with its path prefix (`https://host/api`).
@@ -100,6 +158,13 @@ pub struct Config {
     /// Scopes asked for in the client-credentials token request.
     #[serde(default = "default_scopes")]
     pub scopes: Vec<String>,
+    /// Time allowed to establish one connection (TCP and TLS), within the attempt timeout.
+    #[serde(
+        default = "default_connect_timeout",
+        rename = "connect_timeout_ms",
+        with = "duration_ms"
+    )]
+    pub connect_timeout: Duration,
     /// Timeout of one HTTP attempt.
     #[serde(
         default = "default_attempt_timeout",
@@ -153,25 +218,32 @@ fn default_scopes() -> Vec<String> {
         .map(|s| s.to_string())
         .collect()
 }
+fn default_connect_timeout() -> Duration {
+    DEFAULT_CONNECT_TIMEOUT
+}
 fn default_attempt_timeout() -> Duration {
-    Duration::from_secs(10)
+    DEFAULT_ATTEMPT_TIMEOUT
 }
 fn default_deadline() -> Duration {
-    Duration::from_secs(30)
+    DEFAULT_OVERALL_DEADLINE
 }
 fn default_max_body() -> usize {
-    4 * 1024 * 1024
+    DEFAULT_MAX_RESPONSE_BYTES
 }
 fn default_refresh_margin() -> Duration {
-    Duration::from_secs(30)
+    DEFAULT_TOKEN_REFRESH_MARGIN
 }
 fn default_max_in_flight() -> usize {
-    64
+    DEFAULT_MAX_IN_FLIGHT
 }
 
 pub(crate) mod duration_ms {
-    use serde::{Deserialize, Deserializer};
+    use serde::{Deserialize, Deserializer, Serializer};
     use std::time::Duration;
+
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         Ok(Duration::from_millis(u64::deserialize(d)?))
@@ -193,6 +265,7 @@ impl Config {
             client_id: client_id.into(),
             client_secret: Some(client_secret.into()),
             scopes: default_scopes(),
+            connect_timeout: default_connect_timeout(),
             attempt_timeout: default_attempt_timeout(),
             overall_deadline: default_deadline(),
             retry: RetryPolicy::default(),
@@ -219,6 +292,12 @@ impl Config {
         S: Into<String>,
     {
         self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Sets the connection timeout (TCP and TLS of one connection).
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
         self
     }
 
@@ -253,7 +332,9 @@ impl Config {
     }
 
     /// Allows plain HTTP to loopback hosts and loopback notification receivers (sandbox only).
-    pub fn allow_insecure_loopback(mut self, allow: bool) -> Self {
+    /// Sets the field [`Config::allow_insecure_loopback`] (renamed from the 0.1 method
+    /// `allow_insecure_loopback`, which collided with the field).
+    pub fn with_insecure_loopback(mut self, allow: bool) -> Self {
         self.allow_insecure_loopback = allow;
         self
     }
@@ -267,6 +348,18 @@ impl Config {
     /// Sets the most requests on the wire at once.
     pub fn with_max_in_flight(mut self, max: usize) -> Self {
         self.max_in_flight = max;
+        self
+    }
+
+    /// Sets the largest response body the SDK reads.
+    pub fn with_max_response_bytes(mut self, max: usize) -> Self {
+        self.max_response_bytes = max;
+        self
+    }
+
+    /// Sets how long before its expiry a cached client token is renewed.
+    pub fn with_token_refresh_margin(mut self, margin: Duration) -> Self {
+        self.token_refresh_margin = margin;
         self
     }
 
@@ -286,7 +379,10 @@ impl Config {
         if self.client_id.trim().is_empty() {
             return Err(Error::Config("client_id is empty".into()));
         }
-        if self.attempt_timeout.is_zero() || self.overall_deadline.is_zero() {
+        if self.attempt_timeout.is_zero()
+            || self.overall_deadline.is_zero()
+            || self.connect_timeout.is_zero()
+        {
             return Err(Error::Config("timeouts must be positive".into()));
         }
         self.check_durations()?;
@@ -320,6 +416,7 @@ impl Config {
     /// the configuration can overflow.
     fn check_durations(&self) -> Result<()> {
         let fields = [
+            ("connect_timeout", self.connect_timeout),
             ("attempt_timeout", self.attempt_timeout),
             ("overall_deadline", self.overall_deadline),
             ("token_refresh_margin", self.token_refresh_margin),
@@ -408,10 +505,10 @@ mod tests {
             Err(Error::Config(_))
         ));
         assert!(cfg("http://127.0.0.1:8080/api").validate().is_err());
-        let mut local = cfg("http://127.0.0.1:8080/api").allow_insecure_loopback(true);
+        let mut local = cfg("http://127.0.0.1:8080/api").with_insecure_loopback(true);
         local.token_endpoint = "http://localhost:8080/oauth/token".into();
         assert!(local.validate().is_ok());
-        let mut remote = cfg("http://10.0.0.1/api").allow_insecure_loopback(true);
+        let mut remote = cfg("http://10.0.0.1/api").with_insecure_loopback(true);
         remote.token_endpoint = "http://10.0.0.1/oauth/token".into();
         assert!(remote.validate().is_err());
     }
@@ -450,7 +547,8 @@ mod tests {
     #[test]
     fn absurd_durations_are_rejected_not_added_to_the_clock() {
         type Set = fn(&mut Config, Duration);
-        let setters: [(&str, Set); 6] = [
+        let setters: [(&str, Set); 7] = [
+            ("connect_timeout", |c, d| c.connect_timeout = d),
             ("attempt_timeout", |c, d| c.attempt_timeout = d),
             ("overall_deadline", |c, d| c.overall_deadline = d),
             ("token_refresh_margin", |c, d| c.token_refresh_margin = d),

@@ -174,6 +174,68 @@ impl fmt::Display for ApiError {
     }
 }
 
+/// What the app needs to look a payment or order up after an unclear answer: the identifying
+/// data of the request (and of the answer, when it carried any). Only the fields the operation
+/// knows are set; none of them is a secret.
+///
+/// Carried by [`Error::ProviderResultPending`] (contract: "keep the original payment and
+/// check": [`crate::UserSession::payment_status`] / [`crate::UserSession::wait_for_payment`] with
+/// `order_no` for a catalog payment, [`crate::Client::get_merchant_payment`] with `order_no` or
+/// [`crate::Client::list_merchant_payments`] by `external_reference` for a merchant payment) and
+/// by [`Error::OutcomeUnknown`] (see [`Error::advice`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LookupKeys {
+    /// The order or merchant-payment number, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_no: Option<String>,
+    /// The merchant's business reference (merchant payments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_reference: Option<String>,
+    /// The channel identifier (`payment_no`) of the request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_no: Option<String>,
+    /// The idempotency key sent (merchant-payment create): retry with it, never a new one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    /// The product number of a catalog order request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gd_no: Option<String>,
+    /// The quantity of a catalog order request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<u32>,
+}
+
+impl LookupKeys {
+    /// Keys of a request about one order or payment number.
+    pub fn order(order_no: impl Into<String>) -> Self {
+        LookupKeys {
+            order_no: Some(order_no.into()),
+            ..LookupKeys::default()
+        }
+    }
+
+    /// Whether no key is known.
+    pub fn is_empty(&self) -> bool {
+        *self == LookupKeys::default()
+    }
+
+    /// Fills the fields this one lacks from `other` (data of the request completes data of
+    /// the answer).
+    fn fill_from(&mut self, other: LookupKeys) {
+        fn fill<T>(mine: &mut Option<T>, theirs: Option<T>) {
+            if mine.is_none() {
+                *mine = theirs;
+            }
+        }
+        fill(&mut self.order_no, other.order_no);
+        fill(&mut self.external_reference, other.external_reference);
+        fill(&mut self.payment_no, other.payment_no);
+        fill(&mut self.idempotency_key, other.idempotency_key);
+        fill(&mut self.gd_no, other.gd_no);
+        fill(&mut self.quantity, other.quantity);
+    }
+}
+
 /// Which transport failure happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -214,8 +276,6 @@ pub enum ErrorKind {
     ResponseMismatch,
     /// The configuration is invalid ([`Error::Config`]).
     Config,
-    /// A wait for a final status ran out of time ([`Error::WaitTimeout`]).
-    WaitTimeout,
     /// The user-token provider failed ([`Error::TokenProvider`]).
     TokenProvider,
 }
@@ -234,7 +294,6 @@ impl ErrorKind {
             ErrorKind::WrongTokenSubject => "wrong_token_subject",
             ErrorKind::ResponseMismatch => "response_mismatch",
             ErrorKind::Config => "config",
-            ErrorKind::WaitTimeout => "wait_timeout",
             ErrorKind::TokenProvider => "token_provider",
         }
     }
@@ -247,23 +306,35 @@ pub enum Error {
     #[error("{0}")]
     Api(ApiError),
     /// HTTP 202 `provider_result_pending`: the channel result is unclear. Not success, not a
-    /// failure to retry blindly: keep the original payment and check it later.
+    /// failure to retry blindly: keep the original payment and check it later, with the
+    /// numbers in `lookup` (contract: "keep the original payment and check").
     #[error(
-        "channel result pending (HTTP 202 provider_result_pending); keep the original payment and check it"
+        "channel result pending (HTTP 202 provider_result_pending); keep the original payment and check it{}",
+        lookup_suffix(lookup)
     )]
-    ProviderResultPending(ApiError),
+    ProviderResultPending {
+        /// The service's answer (status 202, code `provider_result_pending`).
+        api: ApiError,
+        /// What identifies the payment: the order number, external reference, channel or
+        /// idempotency key the request was about.
+        lookup: Box<LookupKeys>,
+    },
     /// A catalog order creation or payment start may have been processed (timeout, connection
-    /// lost after sending, 5xx). It was not re-sent. Follow `advice`.
+    /// lost after sending, 5xx). It was not re-sent. Follow `advice`, with the request's data in
+    /// `lookup`.
     #[error("outcome of {operation} unknown ({cause}); {advice}")]
     OutcomeUnknown {
         /// The operation whose outcome is unknown.
         operation: Operation,
         /// What was observed (timeout, connection lost, HTTP status).
         cause: String,
-        /// The contract's advice for this situation.
+        /// What the app can do now, per the contract (see [`Error::advice`]).
         advice: &'static str,
         /// The service's error response, when there was one (5xx).
         api: Option<Box<ApiError>>,
+        /// The request's identifying data (order number for a payment start; product, quantity
+        /// and channel for an order creation, which has no number yet).
+        lookup: Box<LookupKeys>,
     },
     /// Transport failure; `message` never contains a URL query or a token.
     #[error("transport error ({kind:?}): {message}")]
@@ -318,12 +389,6 @@ pub enum Error {
     /// The client configuration is invalid.
     #[error("invalid configuration: {0}")]
     Config(String),
-    /// `wait_for_payment` did not see a final status in time.
-    #[error("no final payment status within the wait timeout (last status {last_status})")]
-    WaitTimeout {
-        /// The last payment status seen (0 awaiting payment).
-        last_status: i64,
-    },
     /// The host app's user-token provider failed.
     #[error("user token provider failed: {0}")]
     TokenProvider(String),
@@ -334,7 +399,7 @@ impl Error {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Error::Api(_) => ErrorKind::Api,
-            Error::ProviderResultPending(_) => ErrorKind::ProviderResultPending,
+            Error::ProviderResultPending { .. } => ErrorKind::ProviderResultPending,
             Error::OutcomeUnknown { .. } => ErrorKind::OutcomeUnknown,
             Error::Transport { .. } => ErrorKind::Transport,
             Error::DeadlineExceeded { .. } => ErrorKind::DeadlineExceeded,
@@ -343,7 +408,6 @@ impl Error {
             Error::WrongTokenSubject { .. } => ErrorKind::WrongTokenSubject,
             Error::ResponseMismatch { .. } => ErrorKind::ResponseMismatch,
             Error::Config(_) => ErrorKind::Config,
-            Error::WaitTimeout { .. } => ErrorKind::WaitTimeout,
             Error::TokenProvider(_) => ErrorKind::TokenProvider,
         }
     }
@@ -351,7 +415,7 @@ impl Error {
     /// The service's error response carried by this error, if any.
     pub fn api(&self) -> Option<&ApiError> {
         match self {
-            Error::Api(api) | Error::ProviderResultPending(api) => Some(api),
+            Error::Api(api) | Error::ProviderResultPending { api, .. } => Some(api),
             Error::OutcomeUnknown { api, .. } => api.as_deref(),
             Error::DeadlineExceeded { last: Some(last) } => last.api(),
             _ => None,
@@ -395,6 +459,62 @@ impl Error {
         self.code() == Some(code)
     }
 
+    /// What the app needs to look the payment or order up, for an unclear answer
+    /// ([`Error::ProviderResultPending`], [`Error::OutcomeUnknown`]); `None` for other errors.
+    pub fn lookup(&self) -> Option<&LookupKeys> {
+        match self {
+            Error::ProviderResultPending { lookup, .. } | Error::OutcomeUnknown { lookup, .. } => {
+                Some(lookup)
+            }
+            _ => None,
+        }
+    }
+
+    /// What the app can do now, per the contract, for an unclear answer:
+    ///
+    /// - order creation of unknown outcome: the contract has no order list and the order
+    ///   number never arrived, so the order cannot be looked up; do not re-send (a repeat may
+    ///   create a second order), tell the buyer the order is being confirmed, and let the buyer
+    ///   decide before ordering again; `lookup` holds the request (product, quantity, channel);
+    /// - payment start of unknown outcome: do not start again (the wallet may be debited); poll
+    ///   the payment status of `lookup.order_no`, then read the order;
+    /// - `provider_result_pending`: keep the original payment and check it with
+    ///   `lookup.order_no` (or `lookup.external_reference` for a merchant payment).
+    ///
+    /// `None` for other errors (branch on [`Error::kind`] and [`Error::code`]).
+    pub fn advice(&self) -> Option<&'static str> {
+        match self {
+            Error::OutcomeUnknown { advice, .. } => Some(advice),
+            Error::ProviderResultPending { .. } => Some(PROVIDER_RESULT_PENDING_ADVICE),
+            _ => None,
+        }
+    }
+
+    /// The 202 `provider_result_pending` error for `api`, with no lookup data yet (the
+    /// operation adds it with [`Error::with_lookup`]).
+    pub(crate) fn provider_result_pending(api: ApiError) -> Self {
+        Error::ProviderResultPending {
+            api,
+            lookup: Box::default(),
+        }
+    }
+
+    /// Adds the request's identifying data to an unclear-answer error (fields already set are
+    /// kept); other errors pass unchanged. Also looks inside a [`Error::DeadlineExceeded`].
+    pub(crate) fn with_lookup(mut self, keys: LookupKeys) -> Self {
+        match &mut self {
+            Error::ProviderResultPending { lookup, .. } | Error::OutcomeUnknown { lookup, .. } => {
+                lookup.fill_from(keys)
+            }
+            Error::DeadlineExceeded { last: Some(last) } => {
+                let inner = std::mem::replace(last.as_mut(), Error::Config(String::new()));
+                **last = inner.with_lookup(keys);
+            }
+            _ => {}
+        }
+        self
+    }
+
     pub(crate) fn validation(field: impl Into<String>, message: impl Into<String>) -> Self {
         Error::Validation {
             field: field.into(),
@@ -407,6 +527,20 @@ impl Error {
             status,
             message: message.into(),
         }
+    }
+}
+
+/// [`Error::advice`] of a 202 `provider_result_pending`.
+pub const PROVIDER_RESULT_PENDING_ADVICE: &str = "the channel result is unclear: keep the original \
+     payment (do not create or start another) and check it later by the order number (or \
+     external reference) in `lookup`";
+
+/// ` (order_no X)` for a pending error's message, when the number is known.
+fn lookup_suffix(lookup: &LookupKeys) -> String {
+    match (&lookup.order_no, &lookup.external_reference) {
+        (Some(no), _) => format!(" (order_no {no})"),
+        (None, Some(reference)) => format!(" (external_reference {reference})"),
+        (None, None) => String::new(),
     }
 }
 

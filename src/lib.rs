@@ -50,9 +50,12 @@ pub mod webhook;
 pub use auth::{GrantedToken, TokenFuture, UserToken, UserTokenProvider};
 pub use catalog::model::{
     CatalogOrder, CreateOrderRequest, CreatedOrder, MerchantProfile, OrderStatus, PaymentPolicy,
-    PaymentStart, PaymentStatus, PaymentWaitOutcome, Product, ProductPage, ProductQuery,
+    PaymentStart, PaymentStatus, PaymentWaitOutcome, Product, ProductPage, ProductQuery, UnixTime,
 };
 pub use catalog::other_ipu::{OtherIpuField, OtherIpuForm};
+pub use catalog::{
+    DEFAULT_WAIT_INTERVAL, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT, MIN_POLL_INTERVAL,
+};
 pub use client::{Client, UserSession};
 pub use collection::create::{CreateMerchantPayment, generate_idempotency_key};
 pub use collection::model::{
@@ -60,9 +63,16 @@ pub use collection::model::{
     DeliveryRecord, DeliveryStatus, ListMerchantPaymentsQuery, MerchantPayment,
     MerchantPaymentStatus, PaymentChannel, RetryAccepted,
 };
-pub use config::{Config, DEFAULT_CLIENT_SCOPES, RetryPolicy, SDK_USER_AGENT};
-pub use error::{ApiError, Error, ErrorCode, ErrorKind, Result, TransportKind};
-pub use money::{FixedPoint8, MAX_AMOUNT_MINOR, MAX_SCALE, MinorAmount, MoneyError};
+pub use config::{
+    Config, DEFAULT_ATTEMPT_TIMEOUT, DEFAULT_CLIENT_SCOPES, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_OVERALL_DEADLINE,
+    DEFAULT_TOKEN_REFRESH_MARGIN, MAX_CONFIG_DURATION, MAX_IN_FLIGHT, RetryPolicy, SDK_USER_AGENT,
+};
+pub use error::{
+    ApiError, Error, ErrorCode, ErrorKind, LookupKeys, PROVIDER_RESULT_PENDING_ADVICE, Result,
+    TransportKind,
+};
+pub use money::{FixedPoint8, MAX_AMOUNT_MINOR, MAX_SCALE, MinorAmount, Money, MoneyError};
 pub use operation::{Operation, Resend, TokenSubject};
 pub use rate_limit::{LimitClass, RateLimitState, RateLimits};
 pub use reconcile::{

@@ -180,9 +180,79 @@ impl MinorAmount {
 }
 
 impl fmt::Display for MinorAmount {
-    /// Displays the raw minor-unit integer (the scale is not known to the value).
+    /// Displays the raw integer with its unit, `1999 minor units`, so it is never mistaken for
+    /// a human amount (the value does not know its currency's scale). For `19.99 USD` use
+    /// [`MinorAmount::with_currency`] (or [`Money`]); for the wire integer use
+    /// [`MinorAmount::get`].
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
+        write!(f, "{} minor units", self.0)
+    }
+}
+
+impl MinorAmount {
+    /// The amount with its currency and the currency's precision (`currency_decimals`), for
+    /// display as `19.99 USD`. A precision above [`MAX_SCALE`] is
+    /// [`MoneyError::UnsupportedScale`].
+    pub fn with_currency(
+        self,
+        currency: impl Into<String>,
+        decimals: u32,
+    ) -> Result<Money, MoneyError> {
+        Money::new(self, currency, decimals)
+    }
+}
+
+/// An amount a person reads: minor units, the currency code and the currency's precision.
+/// Displays as `19.99 USD` (exact decimal text, never floating point).
+///
+/// Contract rule: `amount_minor` is amount × 10^`currency_decimals`; the merchant payment
+/// carries all three (see [`crate::MerchantPayment::money`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Money {
+    amount: MinorAmount,
+    currency: String,
+    decimals: u32,
+}
+
+impl Money {
+    /// Checks the precision (0 to [`MAX_SCALE`]) and builds the value.
+    pub fn new(
+        amount: MinorAmount,
+        currency: impl Into<String>,
+        decimals: u32,
+    ) -> Result<Self, MoneyError> {
+        Ok(Money {
+            amount,
+            currency: currency.into(),
+            decimals: check_scale(decimals)?,
+        })
+    }
+
+    /// The amount in minor units.
+    pub fn amount(&self) -> MinorAmount {
+        self.amount
+    }
+
+    /// The currency code.
+    pub fn currency(&self) -> &str {
+        &self.currency
+    }
+
+    /// The currency's precision (`currency_decimals`).
+    pub fn decimals(&self) -> u32 {
+        self.decimals
+    }
+
+    /// The decimal text without the currency (`19.99`).
+    pub fn to_decimal_string(&self) -> String {
+        self.amount.to_decimal_string(self.decimals)
+    }
+}
+
+impl fmt::Display for Money {
+    /// `19.99 USD`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.to_decimal_string(), self.currency)
     }
 }
 
@@ -317,6 +387,31 @@ pub(crate) mod bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 12 item 3: the raw `Display` is unambiguous and `Money` displays a human amount.
+    #[test]
+    fn minor_amount_and_money_display() {
+        let amount = MinorAmount::new(1999).unwrap();
+        assert_eq!(amount.to_string(), "1999 minor units");
+        assert_eq!(
+            amount.with_currency("USD", 2).unwrap().to_string(),
+            "19.99 USD"
+        );
+        assert_eq!(
+            amount.with_currency("JPY", 0).unwrap().to_string(),
+            "1999 JPY"
+        );
+        let tiny = MinorAmount::new(5)
+            .unwrap()
+            .with_currency("PLC", 8)
+            .unwrap();
+        assert_eq!(tiny.to_string(), "0.00000005 PLC");
+        assert_eq!(tiny.decimals(), 8);
+        assert_eq!(
+            amount.with_currency("USD", MAX_SCALE + 1),
+            Err(MoneyError::UnsupportedScale(MAX_SCALE + 1))
+        );
+    }
 
     #[test]
     fn minor_amount_parses_exactly_at_currency_precision() {

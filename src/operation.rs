@@ -173,16 +173,23 @@ impl Operation {
         }
     }
 
-    /// The contract's advice when the outcome of a never-resent write is unknown.
+    /// The contract's advice when the outcome of a never-resent write is unknown: what the app
+    /// can actually do (the contract has no order list, so a lost order number cannot be looked
+    /// up; a payment start is checked by its order number).
     pub fn outcome_unknown_advice(self) -> &'static str {
         match self {
             Operation::CreateOrder => {
-                "a timeout does not prove failure and repeated POSTs may create different orders: \
-                 check the user's orders before ordering again, do not re-order blindly"
+                "the order may exist but no order number arrived and the service has no order \
+                 list to find it: do not send the order again (a repeat may create a second \
+                 order); tell the buyer the order is being confirmed and let the buyer decide \
+                 before ordering again; keep the request data in `lookup` (gd_no, quantity, \
+                 payment_no) for support, and read the order with get_order once its number is \
+                 known"
             }
             Operation::StartPayment => {
-                "payment may have started (the platform coin may already be debited): read the \
-                 payment status and the order, do not start payment again blindly"
+                "payment may have started (the platform coin may already be debited): do not \
+                 start payment again; poll the payment status of `lookup.order_no` \
+                 (payment_status or wait_for_payment), then read the order"
             }
             _ => "query the resource before repeating the request",
         }

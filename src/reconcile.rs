@@ -480,8 +480,8 @@ pub fn classify(record: &LocalRecord, p: &MerchantPayment) -> ReconcileFinding {
     if p.amount_minor != record.expected_amount {
         return mismatch(
             MismatchField::Amount,
-            record.expected_amount.to_string(),
-            p.amount_minor.to_string(),
+            record.expected_amount.get().to_string(),
+            p.amount_minor.get().to_string(),
         );
     }
     if p.currency != record.currency {

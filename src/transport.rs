@@ -147,6 +147,7 @@ fn outcome_unknown(op: Operation, cause: String, api: Option<ApiError>) -> Error
         cause,
         advice: op.outcome_unknown_advice(),
         api: api.map(Box::new),
+        lookup: Box::default(),
     }
 }
 
@@ -584,7 +585,7 @@ impl Inner {
             let (error, wait) = match outcome {
                 Attempt::Done(r) => return Ok(r),
                 Attempt::Api(api) if api.error == ErrorCode::ProviderResultPending => {
-                    return Err(Error::ProviderResultPending(api));
+                    return Err(Error::provider_result_pending(api));
                 }
                 Attempt::Api(api) if never_resend => {
                     if api.status == 401

@@ -224,8 +224,16 @@ async fn provider_result_pending_is_a_distinct_outcome() {
         .create_merchant_payment(&CreateMerchantPayment::new("r-202", usd("1.00"), "USD"))
         .await
         .unwrap_err();
-    assert!(matches!(err, Error::ProviderResultPending(_)), "{err:?}");
+    assert!(
+        matches!(err, Error::ProviderResultPending { .. }),
+        "{err:?}"
+    );
     assert_eq!(err.kind(), ErrorKind::ProviderResultPending);
+    // Issue 12 item 3: it names the payment by the request's reference and key.
+    let lookup = err.lookup().unwrap();
+    assert_eq!(lookup.external_reference.as_deref(), Some("r-202"));
+    assert!(lookup.idempotency_key.is_some());
+    assert!(err.advice().is_some());
     assert_eq!(h.requests_to("POST", &create_path()).await.len(), 1);
 }
 

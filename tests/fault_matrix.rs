@@ -908,7 +908,7 @@ fn classify(op: Operation, result: &Result<(), Error>, requests: usize) -> Strin
         }) => CallOutcome::BodyTooLarge.label(),
         Err(Error::Transport { kind, .. }) => format!("Transport({kind:?})"),
         Err(Error::Decode { .. }) => CallOutcome::Decode.label(),
-        Err(Error::ProviderResultPending(_)) => CallOutcome::Pending.label(),
+        Err(Error::ProviderResultPending { .. }) => CallOutcome::Pending.label(),
         Err(other) => format!("{:?}", other.kind()),
     }
 }

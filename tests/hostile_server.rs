@@ -17,7 +17,8 @@ use axum::routing::{get, post};
 use futures_util::TryStreamExt;
 use serde_json::{Value, json};
 use storefront::{
-    Client, Config, Error, ErrorKind, PaymentStatus, ProductQuery, RetryPolicy, UserSession,
+    Client, Config, Error, ErrorKind, PaymentStatus, PaymentWaitOutcome, ProductQuery, RetryPolicy,
+    UserSession,
 };
 
 const ORDER: &str = "O1";
@@ -82,7 +83,7 @@ fn config(origin: &str) -> Config {
         "client",
         "secret",
     )
-    .allow_insecure_loopback(true)
+    .with_insecure_loopback(true)
     .with_retry_policy(RetryPolicy {
         max_attempts: 1,
         ..RetryPolicy::default()
@@ -227,22 +228,36 @@ async fn duration_max_timeout_or_interval_of_the_wait_does_not_panic() {
         .wait_for_payment(ORDER, Duration::from_millis(100), Duration::MAX)
         .await
         .unwrap();
-    assert_eq!(outcome.payment_status, PaymentStatus::Paid);
+    assert_eq!(outcome.payment_status(), PaymentStatus::Paid);
 
     let (origin, counts) = serve(status_route(|_| async { status(0) })).await;
     let err = user_session_wait(&origin, Duration::MAX, Duration::from_secs(1)).await;
-    assert!(
-        matches!(err, Error::WaitTimeout { last_status: 0 }),
-        "{err:?}"
-    );
+    assert!(still_awaiting(&err), "{err:?}");
     assert_eq!(counts.status.load(Ordering::SeqCst), 1);
 }
 
-async fn user_session_wait(origin: &str, interval: Duration, timeout: Duration) -> Error {
+/// A wait expected to end without a final status ("still pending" is an outcome, not an
+/// error).
+async fn user_session_wait(
+    origin: &str,
+    interval: Duration,
+    timeout: Duration,
+) -> PaymentWaitOutcome {
     user(origin)
         .wait_for_payment(ORDER, interval, timeout)
         .await
-        .unwrap_err()
+        .unwrap()
+}
+
+/// Whether the wait ended still pending with status 0 seen last.
+fn still_awaiting(outcome: &PaymentWaitOutcome) -> bool {
+    matches!(
+        outcome,
+        PaymentWaitOutcome::StillPending {
+            last_status: PaymentStatus::AwaitingPayment,
+            ..
+        }
+    )
 }
 
 /// Rule: page arithmetic is checked: a server `page` of `u32::MAX` ends the stream with a
@@ -337,10 +352,7 @@ async fn the_stream_stops_at_total() {
 async fn a_tiny_poll_interval_is_raised_to_the_floor() {
     let (origin, counts) = serve(status_route(|_| async { status(0) })).await;
     let err = user_session_wait(&origin, Duration::from_nanos(1), Duration::from_millis(300)).await;
-    assert!(
-        matches!(err, Error::WaitTimeout { last_status: 0 }),
-        "{err:?}"
-    );
+    assert!(still_awaiting(&err), "{err:?}");
     let polls = counts.status.load(Ordering::SeqCst);
     assert!((1..=4).contains(&polls), "{polls} polls in 300 ms");
 }
@@ -376,7 +388,7 @@ async fn absurd_precision_and_negative_prices_are_decode_errors() {
 // ---- Item 6: the wait's timeout is its timeout ----
 
 /// Rule: the overall timeout bounds the poll in flight: with every status poll stalling 5 s, a
-/// 1.5 s wait ends with `WaitTimeout` well within 3 s (it took 12.95 s and gave a transport
+/// 1.5 s wait ends still pending well within 3 s (it took 12.95 s and gave a transport
 /// error).
 #[tokio::test]
 async fn a_stalled_poll_is_cut_at_the_wait_timeout() {
@@ -393,7 +405,7 @@ async fn a_stalled_poll_is_cut_at_the_wait_timeout() {
     )
     .await;
     let took = started.elapsed();
-    assert!(matches!(err, Error::WaitTimeout { .. }), "{err:?}");
+    assert!(!err.is_final(), "{err:?}");
     assert!(took < Duration::from_secs(3), "took {took:?}");
     assert!(took >= Duration::from_millis(1400), "took {took:?}");
 }
@@ -421,11 +433,11 @@ async fn failed_polls_do_not_end_the_wait() {
         .wait_for_payment(ORDER, Duration::from_millis(100), Duration::from_secs(10))
         .await
         .unwrap();
-    assert_eq!(outcome.payment_status, PaymentStatus::Paid);
+    assert_eq!(outcome.payment_status(), PaymentStatus::Paid);
     assert_eq!(counts.status.load(Ordering::SeqCst), 4);
 }
 
-/// Rule: polls that keep failing end in `WaitTimeout` at the deadline, not in the first error.
+/// Rule: polls that keep failing end still pending (last poll failed) at the deadline, not in the first error.
 #[tokio::test]
 async fn polls_failing_until_the_deadline_give_wait_timeout() {
     let (origin, counts) = serve(status_route(|_| async {
@@ -442,8 +454,15 @@ async fn polls_failing_until_the_deadline_give_wait_timeout() {
         Duration::from_millis(800),
     )
     .await;
+    assert!(still_awaiting(&err), "{err:?}");
     assert!(
-        matches!(err, Error::WaitTimeout { last_status: 0 }),
+        matches!(
+            err,
+            PaymentWaitOutcome::StillPending {
+                last_poll_failed: true,
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert!(started.elapsed() < Duration::from_secs(3));
@@ -457,7 +476,10 @@ async fn a_definite_client_error_ends_the_wait_at_once() {
         json_response(StatusCode::NOT_FOUND, json!({"error": "not_found"}))
     }))
     .await;
-    let err = user_session_wait(&origin, Duration::from_millis(100), Duration::from_secs(10)).await;
+    let err = user(&origin)
+        .wait_for_payment(ORDER, Duration::from_millis(100), Duration::from_secs(10))
+        .await
+        .unwrap_err();
     assert_eq!(err.status(), Some(404), "{err:?}");
     assert_eq!(counts.status.load(Ordering::SeqCst), 1);
 }

@@ -186,7 +186,7 @@ async fn requests_in_flight_never_exceed_the_cap() {
             "client",
             "secret",
         )
-        .allow_insecure_loopback(true)
+        .with_insecure_loopback(true)
         .with_rate_limits(RateLimits::disabled())
         .with_max_in_flight(8),
     )

@@ -125,7 +125,7 @@ async fn catalog_order_post_that_times_out_is_not_resent() {
             operation, advice, ..
         } => {
             assert_eq!(*operation, Operation::CreateOrder);
-            assert!(advice.contains("do not re-order blindly"));
+            assert!(advice.contains("do not send the order again"));
         }
         other => panic!("expected OutcomeUnknown, got {other:?}"),
     }
@@ -322,12 +322,11 @@ async fn assert_lost_order_answer(h: &Harness, fault: serde_json::Value) {
     h.fault(fault).await;
 
     let err = user.create_order(&beans()).await.unwrap_err();
-    assert_outcome_unknown(
-        &err,
-        Operation::CreateOrder,
-        "a timeout does not prove failure",
+    assert_outcome_unknown(&err, Operation::CreateOrder, "do not send the order again");
+    assert!(
+        err.to_string().contains("do not send the order again"),
+        "{err}"
     );
-    assert!(err.to_string().contains("do not re-order blindly"), "{err}");
     assert_eq!(
         h.requests_to("POST", &orders_path()).await.len(),
         1,
@@ -388,7 +387,7 @@ async fn assert_lost_payment_start(h: &Harness, fault: impl FnOnce(&str) -> serd
         .start_payment(&order.order_no, s::CHANNEL_PLATFORM_COIN)
         .await
         .unwrap_err();
-    assert_outcome_unknown(&err, Operation::StartPayment, "read the payment status");
+    assert_outcome_unknown(&err, Operation::StartPayment, "poll the payment status");
     assert_eq!(
         h.requests_to("POST", &path).await.len(),
         1,
@@ -510,11 +509,7 @@ async fn catalog_order_401_after_creation_is_not_resent_with_a_token_provider() 
     )
     .await;
     let err = user.create_order(&beans()).await.unwrap_err();
-    assert_outcome_unknown(
-        &err,
-        Operation::CreateOrder,
-        "a timeout does not prove failure",
-    );
+    assert_outcome_unknown(&err, Operation::CreateOrder, "do not send the order again");
     assert_eq!(err.status(), Some(401), "the answer seen is kept");
     assert_eq!(
         h.requests_to("POST", &orders_path()).await.len(),

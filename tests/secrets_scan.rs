@@ -568,8 +568,9 @@ async fn both_flows_leak_no_secret_anywhere() {
         .await
         .unwrap();
     texts.debug("PaymentWaitOutcome", &outcome);
-    texts.display("PaymentStatus", &outcome.payment_status);
-    texts.display("OrderStatus", &outcome.order.status);
+    texts.display("PaymentStatus", &outcome.payment_status());
+    texts.display("OrderStatus", &outcome.order().unwrap().status);
+    texts.display("PaymentStart", &start);
     let catalog_order = alice.get_order(&order.order_no).await.unwrap();
     texts.debug("CatalogOrder", &catalog_order);
     let status = alice.payment_status(&order.order_no).await.unwrap();
@@ -926,19 +927,15 @@ async fn both_flows_leak_no_secret_anywhere() {
             .await
             .unwrap_err(),
     );
-    provoked(
-        &mut texts,
-        &mut kinds,
-        "wait timeout",
-        alice
-            .wait_for_payment(
-                &card_order.order_no,
-                Duration::from_millis(100),
-                Duration::from_millis(350),
-            )
-            .await
-            .unwrap_err(),
-    );
+    let still_pending = alice
+        .wait_for_payment(
+            &card_order.order_no,
+            Duration::from_millis(100),
+            Duration::from_millis(350),
+        )
+        .await
+        .unwrap();
+    texts.debug("PaymentWaitOutcome::StillPending", &still_pending);
     // Transport, deadline, decode, 429, 5xx and 202 on the merchant side.
     let fragile = h.client_with(no_retry);
     let channels_path = path("/openapi/v1/merchant-payment-channels");
@@ -1174,7 +1171,6 @@ async fn both_flows_leak_no_secret_anywhere() {
         ErrorKind::WrongTokenSubject,
         ErrorKind::ResponseMismatch,
         ErrorKind::Config,
-        ErrorKind::WaitTimeout,
         ErrorKind::TokenProvider,
     ] {
         assert!(

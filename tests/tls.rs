@@ -61,6 +61,6 @@ async fn plain_http_needs_explicit_loopback_permission() {
     let sandbox = Sandbox::start().await.unwrap();
     let err = Client::new(config(&sandbox)).unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Config);
-    let client = Client::new(config(&sandbox).allow_insecure_loopback(true)).unwrap();
+    let client = Client::new(config(&sandbox).with_insecure_loopback(true)).unwrap();
     client.merchant_profile().await.unwrap();
 }

@@ -123,7 +123,7 @@ async fn expires_in_zero_does_not_cost_a_token_request_per_call() {
             "client",
             "secret",
         )
-        .allow_insecure_loopback(true),
+        .with_insecure_loopback(true),
     )
     .unwrap();
     for _ in 0..200 {

@@ -12,12 +12,14 @@ pub mod other_ipu;
 mod stream;
 mod wait;
 
+pub use wait::{DEFAULT_WAIT_INTERVAL, DEFAULT_WAIT_TIMEOUT, MAX_WAIT_TIMEOUT, MIN_POLL_INTERVAL};
+
 use futures_core::Stream;
 use time::OffsetDateTime;
 use url::Url;
 
 use crate::client::{Client, UserSession};
-use crate::error::{Error, Result};
+use crate::error::{Error, LookupKeys, Result};
 use crate::operation::Operation;
 use crate::params::{limit_query, require_id};
 use crate::transport::{Auth, Body, Inner, Request};
@@ -134,7 +136,22 @@ impl UserSession {
     /// `POST /openapi/v1/orders`. Never re-sent once it may have been processed: a timeout,
     /// lost connection or 5xx gives [`Error::OutcomeUnknown`] (repeated POSTs may create
     /// different orders). Creation does not mean paid.
+    ///
+    /// An unknown outcome carries the request in [`Error::lookup`] (product, quantity, channel)
+    /// and its [`Error::advice`]: the contract has no order list, so do not re-send; tell the
+    /// buyer the order is being confirmed and let them decide before ordering again.
     pub async fn create_order(&self, request: &CreateOrderRequest) -> Result<CreatedOrder> {
+        self.create_order_once(request).await.map_err(|e| {
+            e.with_lookup(LookupKeys {
+                gd_no: Some(request.gd_no.clone()),
+                quantity: Some(request.quantity),
+                payment_no: Some(request.payment_no.clone()),
+                ..LookupKeys::default()
+            })
+        })
+    }
+
+    async fn create_order_once(&self, request: &CreateOrderRequest) -> Result<CreatedOrder> {
         require_id("gd_no", &request.gd_no)?;
         require_id("payment_no", &request.payment_no)?;
         if request.quantity == 0 {
@@ -170,14 +187,31 @@ impl UserSession {
                 body: Body::Empty,
                 auth,
             })
-            .await?
+            .await
+            .map_err(|e| e.with_lookup(LookupKeys::order(order_no)))?
             .json()
     }
 
     /// `POST /openapi/v1/orders/{order_no}/payment`: actually starts payment (the platform coin
     /// may debit the wallet during the request). Never re-sent once it may have been processed.
     /// The returned `redirect` is absolute, resolved against the service's origin.
+    ///
+    /// A 202 `provider_result_pending` or an unknown outcome carries `order_no` and
+    /// `payment_no` in [`Error::lookup`]: poll the payment status of that order, do not start
+    /// again.
     pub async fn start_payment(&self, order_no: &str, payment_no: &str) -> Result<PaymentStart> {
+        self.start_payment_once(order_no, payment_no)
+            .await
+            .map_err(|e| {
+                e.with_lookup(LookupKeys {
+                    order_no: Some(order_no.to_owned()),
+                    payment_no: Some(payment_no.to_owned()),
+                    ..LookupKeys::default()
+                })
+            })
+    }
+
+    async fn start_payment_once(&self, order_no: &str, payment_no: &str) -> Result<PaymentStart> {
         require_id("order_no", order_no)?;
         require_id("payment_no", payment_no)?;
         let inner = &self.client.inner;
@@ -203,7 +237,7 @@ impl UserSession {
         Ok(PaymentStart {
             trade_no: wire.trade_no,
             redirect,
-            expire_time,
+            expire_time: expire_time.into(),
         })
     }
 
@@ -220,7 +254,8 @@ impl UserSession {
                 body: Body::Empty,
                 auth,
             })
-            .await?
+            .await
+            .map_err(|e| e.with_lookup(LookupKeys::order(order_no)))?
             .json()?;
         Ok(r.status)
     }
@@ -302,26 +337,9 @@ mod tests {
 
     #[test]
     fn product_query_limits_checked_before_sending() {
-        assert!(
-            products_query(&ProductQuery {
-                limit: Some(101),
-                ..Default::default()
-            })
-            .is_err()
-        );
-        assert!(
-            products_query(&ProductQuery {
-                page: Some(0),
-                ..Default::default()
-            })
-            .is_err()
-        );
-        let q = products_query(&ProductQuery {
-            page: Some(2),
-            search_value: Some("tea".into()),
-            ..Default::default()
-        })
-        .unwrap();
+        assert!(products_query(&ProductQuery::new().with_limit(101)).is_err());
+        assert!(products_query(&ProductQuery::new().with_page(0)).is_err());
+        let q = products_query(&ProductQuery::new().with_page(2).with_search_value("tea")).unwrap();
         assert_eq!(
             q,
             vec![

@@ -143,6 +143,38 @@ pub struct ProductQuery {
     pub search_value: Option<String>,
 }
 
+impl ProductQuery {
+    /// A query of the first page with the service's defaults (page 1, limit 20, no filter);
+    /// refine it with the `with_*` methods (built like [`crate::ListMerchantPaymentsQuery`]).
+    pub fn new() -> Self {
+        ProductQuery::default()
+    }
+
+    /// Sets the page, from 1 (checked before sending).
+    pub fn with_page(mut self, page: u32) -> Self {
+        self.page = Some(page);
+        self
+    }
+
+    /// Sets the page size, 1 to 100 (checked before sending).
+    pub fn with_limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Filters by exact product number.
+    pub fn with_gd_no(mut self, gd_no: impl Into<String>) -> Self {
+        self.gd_no = Some(gd_no.into());
+        self
+    }
+
+    /// Searches by product name or keyword.
+    pub fn with_search_value(mut self, search_value: impl Into<String>) -> Self {
+        self.search_value = Some(search_value.into());
+        self
+    }
+}
+
 /// Body of `POST /openapi/v1/orders`. The client sends no total and no buyer id.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CreateOrderRequest {
@@ -355,19 +387,92 @@ pub struct StartPaymentRequest {
     pub payment_no: String,
 }
 
+/// A point in time that displays (and debugs) as RFC 3339 in UTC, `2026-11-23T05:38:14Z`,
+/// and travels as Unix seconds, as the contract's `expire_time` does. Dereferences to the
+/// [`OffsetDateTime`] inside.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct UnixTime(#[serde(with = "time::serde::timestamp")] OffsetDateTime);
+
+impl UnixTime {
+    /// The time from Unix seconds; `None` outside the representable range.
+    pub fn from_unix_seconds(seconds: i64) -> Option<Self> {
+        OffsetDateTime::from_unix_timestamp(seconds)
+            .ok()
+            .map(UnixTime::from)
+    }
+
+    /// Unix seconds.
+    pub fn unix_seconds(self) -> i64 {
+        self.0.unix_timestamp()
+    }
+
+    /// The time as an [`OffsetDateTime`] in UTC.
+    pub fn to_offset_date_time(self) -> OffsetDateTime {
+        self.0
+    }
+
+    /// RFC 3339 text in UTC (`2026-11-23T05:38:14Z`).
+    pub fn to_rfc3339(self) -> String {
+        self.to_string()
+    }
+}
+
+impl From<OffsetDateTime> for UnixTime {
+    fn from(t: OffsetDateTime) -> Self {
+        UnixTime(t.to_offset(time::UtcOffset::UTC))
+    }
+}
+
+impl std::ops::Deref for UnixTime {
+    type Target = OffsetDateTime;
+    fn deref(&self) -> &OffsetDateTime {
+        &self.0
+    }
+}
+
+impl fmt::Display for UnixTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self
+            .0
+            .format(&time::format_description::well_known::Rfc3339)
+            .map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+impl fmt::Debug for UnixTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
 /// Response of the payment start: a session, not proof of payment.
 ///
 /// `redirect` is already resolved: a relative address is resolved against the platform
-/// service's origin, never the host app's domain.
+/// service's origin, never the host app's domain. `Display` and `Debug` show the session, the
+/// expiry in RFC 3339 and the address without its query (it may carry a session token).
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaymentStart {
     /// Payment session identifier.
     pub trade_no: String,
     /// Absolute payment address.
     pub redirect: Url,
-    /// Session expiry (Unix seconds on the wire).
-    #[serde(with = "time::serde::timestamp")]
-    pub expire_time: OffsetDateTime,
+    /// Session expiry (Unix seconds on the wire); displays as `2026-11-23T05:38:14Z`.
+    pub expire_time: UnixTime,
+}
+
+impl fmt::Display for PaymentStart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "payment session {} at {}{} until {}",
+            self.trade_no,
+            self.redirect.origin().ascii_serialization(),
+            self.redirect.path(),
+            self.expire_time
+        )
+    }
 }
 
 impl fmt::Debug for PaymentStart {
@@ -396,19 +501,127 @@ pub(crate) struct PaymentStartWire {
     pub expire_time: i64,
 }
 
-/// Result of [`crate::UserSession::wait_for_payment`]: the final payment status and the order
-/// read afterwards (its status tells whether delivery is still processing).
+/// Result of [`crate::UserSession::wait_for_payment`]: either a final payment status with the
+/// order read afterwards, or "still pending after `waited`" (contract: "Poll with an interval
+/// and an overall timeout"; running out of time is an outcome the app shows, not an error).
+///
+/// JSON (C ABI): `{"outcome": "final", "payment_status": 1, "order": {...}}` or
+/// `{"outcome": "still_pending", "last_status": 0, "waited_ms": 60000, "last_poll_failed":
+/// false}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PaymentWaitOutcome {
-    /// 1 paid or 2 cancelled.
-    pub payment_status: PaymentStatus,
-    /// The order after the final status.
-    pub order: CatalogOrder,
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum PaymentWaitOutcome {
+    /// Status 1 paid or 2 cancelled was seen; the order was read afterwards (its status tells
+    /// whether delivery is still processing).
+    Final {
+        /// 1 paid or 2 cancelled.
+        payment_status: PaymentStatus,
+        /// The order after the final status (boxed: the other variant is small).
+        order: Box<CatalogOrder>,
+    },
+    /// No final status within the wait's timeout: the payment is still open. Show "still
+    /// pending" and check again later with the same order number.
+    StillPending {
+        /// The last status the service answered (0 awaiting payment when none was seen).
+        last_status: PaymentStatus,
+        /// How long the wait polled.
+        #[serde(rename = "waited_ms", with = "crate::config::duration_ms")]
+        waited: std::time::Duration,
+        /// Whether the last poll failed with an error that may heal (transport failure, 408,
+        /// 429, 5xx, 202 `provider_result_pending`) rather than answering a status.
+        last_poll_failed: bool,
+    },
+}
+
+impl PaymentWaitOutcome {
+    /// Whether a final status (paid or cancelled) was seen.
+    pub fn is_final(&self) -> bool {
+        matches!(self, PaymentWaitOutcome::Final { .. })
+    }
+
+    /// The final status, or the last status seen while still pending.
+    pub fn payment_status(&self) -> PaymentStatus {
+        match self {
+            PaymentWaitOutcome::Final { payment_status, .. } => *payment_status,
+            PaymentWaitOutcome::StillPending { last_status, .. } => *last_status,
+        }
+    }
+
+    /// The order read after a final status; `None` while still pending.
+    pub fn order(&self) -> Option<&CatalogOrder> {
+        match self {
+            PaymentWaitOutcome::Final { order, .. } => Some(order.as_ref()),
+            PaymentWaitOutcome::StillPending { .. } => None,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 12 item 3: the expiry of a payment start prints as RFC 3339, not as
+    /// `2026-11-23 5:38:14.0 +00:00:00`, and still travels as Unix seconds.
+    #[test]
+    fn payment_start_expiry_displays_rfc3339() {
+        let start = PaymentStart {
+            trade_no: "T1".into(),
+            redirect: Url::parse("https://platform.example/pay/T1?token=abc").unwrap(),
+            expire_time: UnixTime::from_unix_seconds(1_795_412_294).unwrap(),
+        };
+        assert_eq!(start.expire_time.to_string(), "2026-11-23T05:38:14Z");
+        assert_eq!(format!("{:?}", start.expire_time), "2026-11-23T05:38:14Z");
+        assert_eq!(
+            start.to_string(),
+            "payment session T1 at https://platform.example/pay/T1 until 2026-11-23T05:38:14Z"
+        );
+        let debug = format!("{start:?}");
+        assert!(debug.contains("2026-11-23T05:38:14Z"), "{debug}");
+        assert!(!debug.contains("abc") && !start.to_string().contains("abc"));
+        let json = serde_json::to_value(&start).unwrap();
+        assert_eq!(json["expire_time"], 1_795_412_294);
+        let back: PaymentStart = serde_json::from_value(json).unwrap();
+        assert_eq!(back, start);
+    }
+
+    #[test]
+    fn wait_outcome_json_names_the_outcome() {
+        let pending = PaymentWaitOutcome::StillPending {
+            last_status: PaymentStatus::AwaitingPayment,
+            waited: std::time::Duration::from_millis(1500),
+            last_poll_failed: false,
+        };
+        let json = serde_json::to_value(&pending).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"outcome": "still_pending", "last_status": 0, "waited_ms": 1500,
+                "last_poll_failed": false})
+        );
+        assert_eq!(
+            serde_json::from_value::<PaymentWaitOutcome>(json).unwrap(),
+            pending
+        );
+        assert!(!pending.is_final());
+        assert_eq!(pending.order(), None);
+    }
+
+    #[test]
+    fn product_query_is_built_like_the_payments_query() {
+        let q = ProductQuery::new()
+            .with_page(2)
+            .with_limit(50)
+            .with_gd_no("G1")
+            .with_search_value("tea");
+        assert_eq!(
+            q,
+            ProductQuery {
+                page: Some(2),
+                limit: Some(50),
+                gd_no: Some("G1".into()),
+                search_value: Some("tea".into()),
+            }
+        );
+    }
 
     #[test]
     fn order_and_payment_status_numberings_are_distinct() {

@@ -5,7 +5,10 @@
 //!
 //! How the SDK reads it:
 //! - The overall timeout bounds every poll, including the one in flight: a status request that
-//!   stalls is abandoned at the deadline and the wait gives [`Error::WaitTimeout`].
+//!   stalls is abandoned at the deadline and the wait gives the outcome
+//!   [`PaymentWaitOutcome::StillPending`] (not an error: "still pending after N s" is what the
+//!   app shows; the contract's poll has "an overall timeout", after which the payment is simply
+//!   still open).
 //! - Only a definite answer ends the wait early: status 1 or 2 (then the order is read), or a
 //!   client error that asking again cannot change (any 4xx except 408 and 429, such as 401
 //!   `invalid_token` after the SDK's one token refresh, 403 `insufficient_scope`, 404), a
@@ -13,7 +16,8 @@
 //! - A failed poll that may heal (transport failure, the request's own deadline, 408, 429, 5xx,
 //!   202 `provider_result_pending`) does not end it: polling goes on at the interval (after a
 //!   429, after its `Retry-After`, capped by the retry policy's `max_retry_after`) until the
-//!   deadline, which then gives [`Error::WaitTimeout`] with the last status seen.
+//!   deadline, which then gives [`PaymentWaitOutcome::StillPending`] with the last status seen
+//!   and `last_poll_failed` set.
 //! - The interval is at least [`MIN_POLL_INTERVAL`] (a shorter one is raised to it); a zero
 //!   interval is a validation error. A timeout above [`MAX_WAIT_TIMEOUT`] is treated as that
 //!   maximum, so `Duration::MAX` for either cannot overflow the clock.
@@ -33,6 +37,15 @@ use super::model::{PaymentStatus, PaymentWaitOutcome};
 /// Shortest interval between two status polls; a shorter `interval` is raised to it.
 pub const MIN_POLL_INTERVAL: Duration = Duration::from_millis(100);
 
+/// Default poll interval of a payment wait: 2 s (README "Defaults"). A buyer who just paid sees
+/// the result within about two seconds; 30 status reads a minute stay light for the service.
+pub const DEFAULT_WAIT_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Default overall timeout of a payment wait: 60 s (README "Defaults"), about as long as an app
+/// keeps a "confirming payment" screen; then the wait reports
+/// [`PaymentWaitOutcome::StillPending`] and the app checks again later.
+pub const DEFAULT_WAIT_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// Longest overall timeout of a wait (30 days); a longer one (up to `Duration::MAX`) is treated
 /// as this.
 pub const MAX_WAIT_TIMEOUT: Duration = Duration::from_secs(30 * 24 * 60 * 60);
@@ -50,7 +63,7 @@ enum Failed {
 fn classify(e: &Error, interval: Duration, retry_after_cap: Duration) -> Failed {
     match e {
         Error::Transport { .. } | Error::DeadlineExceeded { .. } => Failed::Transient(interval),
-        Error::ProviderResultPending(_) => Failed::Transient(interval),
+        Error::ProviderResultPending { .. } => Failed::Transient(interval),
         Error::Api(api) if api.status == 429 => Failed::Transient(
             api.retry_after
                 .map_or(interval, |ra| ra.min(retry_after_cap).max(interval)),
@@ -62,15 +75,17 @@ fn classify(e: &Error, interval: Duration, retry_after_cap: Duration) -> Failed 
 
 impl UserSession {
     /// Polls the payment status every `interval` until 1 paid or 2 cancelled, then reads the
-    /// order. Gives [`Error::WaitTimeout`] once `timeout` has passed, even when a poll is still
-    /// in flight.
+    /// order: [`PaymentWaitOutcome::Final`]. Once `timeout` has passed without a final status
+    /// (even when a poll is still in flight) gives [`PaymentWaitOutcome::StillPending`] with the
+    /// last status seen and how long it waited: an outcome, not an error. The defaults are
+    /// [`DEFAULT_WAIT_INTERVAL`] and [`DEFAULT_WAIT_TIMEOUT`].
     ///
-    /// A failed poll that may heal (transport failure, 408, 429, 5xx) does not end the wait: it
-    /// polls on until the timeout (after a 429, after its `Retry-After`, capped by the retry
-    /// policy). A definite client error (other 4xx, such as 401, 403 or 404) or an undecodable
-    /// answer is returned at once. An `interval` below 100 ms is raised to 100 ms; zero is a
-    /// validation error; a `timeout` above 30 days (up to `Duration::MAX`) is treated as 30
-    /// days. Dropping the future cancels it.
+    /// A failed poll that may heal (transport failure, 408, 429, 5xx, 202) does not end the
+    /// wait: it polls on until the timeout (after a 429, after its `Retry-After`, capped by the
+    /// retry policy). A definite client error (other 4xx, such as 401, 403 or 404) or an
+    /// undecodable answer is returned at once as an error. An `interval` below 100 ms is raised
+    /// to 100 ms; zero is a validation error; a `timeout` above 30 days (up to `Duration::MAX`)
+    /// is treated as 30 days. Dropping the future cancels it.
     pub async fn wait_for_payment(
         &self,
         order_no: &str,
@@ -89,15 +104,18 @@ impl UserSession {
         let cap = self.client.inner.config.retry.max_retry_after;
         let mut last = PaymentStatus::AwaitingPayment;
         let mut last_error: Option<Error> = None;
+        let pending = |last: PaymentStatus, last_error: Option<Error>| {
+            still_pending(last, last_error, started.elapsed())
+        };
         loop {
             let polled = tokio::time::timeout_at(give_up, self.payment_status(order_no)).await;
             let pause = match polled {
-                Err(_elapsed) => return Err(timed_out(last, last_error)),
+                Err(_elapsed) => return Ok(pending(last, last_error)),
                 Ok(Ok(s)) if s.is_final() => {
                     let order = self.get_order(order_no).await?;
-                    return Ok(PaymentWaitOutcome {
+                    return Ok(PaymentWaitOutcome::Final {
                         payment_status: s,
-                        order,
+                        order: Box::new(order),
                     });
                 }
                 Ok(Ok(s)) => {
@@ -117,20 +135,26 @@ impl UserSession {
             match Instant::now().checked_add(pause) {
                 Some(next) if next <= give_up => tokio::time::sleep_until(next).await,
                 // The next poll would come after the deadline.
-                _ => return Err(timed_out(last, last_error)),
+                _ => return Ok(pending(last, last_error)),
             }
         }
     }
 }
 
-/// The wait-timeout error. The last failed poll, if the last poll failed, is logged (the
-/// [`Error::WaitTimeout`] variant has no field for it).
-fn timed_out(last: PaymentStatus, last_error: Option<Error>) -> Error {
+/// The still-pending outcome. The last failed poll, if the last poll failed, is logged (the
+/// outcome says only that it failed).
+fn still_pending(
+    last: PaymentStatus,
+    last_error: Option<Error>,
+    waited: Duration,
+) -> PaymentWaitOutcome {
     if let Some(e) = &last_error {
         tracing::debug!(error = %e, "payment wait timed out after a failed poll");
     }
-    Error::WaitTimeout {
-        last_status: last.code(),
+    PaymentWaitOutcome::StillPending {
+        last_status: last,
+        waited,
+        last_poll_failed: last_error.is_some(),
     }
 }
 

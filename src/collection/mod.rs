@@ -114,7 +114,16 @@ impl Client {
                 body,
                 auth: self.auth(),
             })
-            .await?
+            .await
+            .map_err(|e| {
+                // A 202 `provider_result_pending` names the payment by the request's keys.
+                e.with_lookup(crate::error::LookupKeys {
+                    external_reference: Some(request.external_reference.clone()),
+                    idempotency_key: Some(request.idempotency_key.clone()),
+                    payment_no: request.payment_no.clone(),
+                    ..Default::default()
+                })
+            })?
             .json()?;
         verify_created(request, &payment, self.inner.config.allow_insecure_loopback)?;
         Ok(CreatedMerchantPayment {
@@ -135,7 +144,8 @@ impl Client {
                 body: Body::Empty,
                 auth: self.auth(),
             })
-            .await?
+            .await
+            .map_err(|e| e.with_lookup(crate::error::LookupKeys::order(order_no)))?
             .json()
     }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use time::OffsetDateTime;
 use url::Url;
 
-use crate::money::{FixedPoint8, MinorAmount};
+use crate::money::{FixedPoint8, MinorAmount, Money, MoneyError};
 use crate::secret::Secret;
 
 macro_rules! string_enum {
@@ -303,6 +303,16 @@ mod fixed_point8_string {
     }
 }
 
+impl MerchantPayment {
+    /// The amount for display: `amount_minor` at `currency_decimals` in `currency`, shown as
+    /// `12.50 USD`. A precision above [`crate::MAX_SCALE`] (never decoded from the service) is
+    /// [`MoneyError::UnsupportedScale`].
+    pub fn money(&self) -> Result<Money, MoneyError> {
+        self.amount_minor
+            .with_currency(self.currency.clone(), self.currency_decimals)
+    }
+}
+
 /// Result of creating a merchant payment: the payment and the idempotency key used (persist it
 /// to retry with the same key).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -328,6 +338,8 @@ pub struct ListMerchantPaymentsQuery {
     pub limit: Option<u32>,
 }
 
+/// Built like [`crate::ProductQuery`]: a constructor (here one per required filter, as the
+/// contract needs at least one), then `with_*` methods.
 impl ListMerchantPaymentsQuery {
     /// Filter by business reference.
     pub fn by_external_reference(reference: impl Into<String>) -> Self {
@@ -343,6 +355,24 @@ impl ListMerchantPaymentsQuery {
             order_no: Some(order_no.into()),
             ..Default::default()
         }
+    }
+
+    /// Also filters by business reference (both filters must match).
+    pub fn with_external_reference(mut self, reference: impl Into<String>) -> Self {
+        self.external_reference = Some(reference.into());
+        self
+    }
+
+    /// Also filters by payment number (both filters must match).
+    pub fn with_order_no(mut self, order_no: impl Into<String>) -> Self {
+        self.order_no = Some(order_no.into());
+        self
+    }
+
+    /// Sets the page size, 1 to 100 (checked before sending).
+    pub fn with_limit(mut self, limit: u32) -> Self {
+        self.limit = Some(limit);
+        self
     }
 }
 

@@ -71,8 +71,8 @@ impl PaymentExpectation {
         if amount != self.amount_minor {
             return Err(mismatch(
                 "amount_minor",
-                self.amount_minor.to_string(),
-                amount.to_string(),
+                self.amount_minor.get().to_string(),
+                amount.get().to_string(),
             ));
         }
         if currency != self.currency {

@@ -51,7 +51,7 @@ pub fn merchant_config(sandbox: &Sandbox) -> Config {
         seed::MERCHANT_CLIENT_SECRET,
     )
     .with_userinfo_endpoint(sandbox.userinfo_endpoint())
-    .allow_insecure_loopback(true)
+    .with_insecure_loopback(true)
     .with_retry_policy(RetryPolicy {
         max_attempts: 4,
         base_delay: Duration::from_millis(20),

@@ -354,6 +354,11 @@ uint64_t uniffi_storefront_fn_method_client_user_session(uint64_t ptr, uint64_t 
 uint64_t uniffi_storefront_fn_method_client_user_session_with_provider(uint64_t ptr, uint64_t provider, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_RECONCILE_RUN
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_RECONCILE_RUN
+uint64_t uniffi_storefront_fn_method_client_reconcile_run(uint64_t ptr, RustBuffer records, RustBuffer options, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_USERSESSION
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_USERSESSION
 uint64_t uniffi_storefront_fn_clone_usersession(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -447,6 +452,21 @@ void uniffi_storefront_fn_init_callback_vtable_logsink(const UniffiVTableCallbac
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_LOGSINK_LOG
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_LOGSINK_LOG
 void uniffi_storefront_fn_method_logsink_log(uint64_t ptr, RustBuffer record, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_RECONCILERUN
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_RECONCILERUN
+uint64_t uniffi_storefront_fn_clone_reconcilerun(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_RECONCILERUN
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_RECONCILERUN
+void uniffi_storefront_fn_free_reconcilerun(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_RECONCILERUN_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_RECONCILERUN_NEXT
+uint64_t uniffi_storefront_fn_method_reconcilerun_next(uint64_t ptr
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_SECRET
@@ -609,6 +629,11 @@ RustBuffer uniffi_storefront_fn_func_format_amount_minor(int64_t amount_minor, i
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_FIXED_POINT8
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_FIXED_POINT8
 RustBuffer uniffi_storefront_fn_func_format_fixed_point8(int64_t raw, int32_t decimals, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_MONEY
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_FORMAT_MONEY
+RustBuffer uniffi_storefront_fn_func_format_money(int64_t amount_minor, RustBuffer currency, int32_t currency_decimals, RustCallStatus *_Nonnull out_status
 );
 #endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_PARSE_AMOUNT_MINOR
@@ -955,6 +980,12 @@ uint16_t uniffi_storefront_checksum_func_format_fixed_point8(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_FORMAT_MONEY
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_FORMAT_MONEY
+uint16_t uniffi_storefront_checksum_func_format_money(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_PARSE_AMOUNT_MINOR
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_PARSE_AMOUNT_MINOR
 uint16_t uniffi_storefront_checksum_func_parse_amount_minor(void
@@ -1069,6 +1100,12 @@ uint16_t uniffi_storefront_checksum_method_client_user_session_with_provider(voi
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_RECONCILE_RUN
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_RECONCILE_RUN
+uint16_t uniffi_storefront_checksum_method_client_reconcile_run(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_CREATE_ORDER
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_USERSESSION_CREATE_ORDER
 uint16_t uniffi_storefront_checksum_method_usersession_create_order(void
@@ -1138,6 +1175,12 @@ uint16_t uniffi_storefront_checksum_method_productcursor_next(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_LOGSINK_LOG
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_LOGSINK_LOG
 uint16_t uniffi_storefront_checksum_method_logsink_log(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_RECONCILERUN_NEXT
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_RECONCILERUN_NEXT
+uint16_t uniffi_storefront_checksum_method_reconcilerun_next(void
     
 );
 #endif

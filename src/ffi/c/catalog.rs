@@ -105,7 +105,7 @@ pub unsafe extern "C" fn sf_userinfo_get(
 
 /// `POST /openapi/v1/orders` with the user's token. `request_json` is
 /// `{"gd_no", "quantity", "payment_no", "other_ipu"?}`. Never re-sent: a timeout or lost
-/// connection after sending gives `SF_RESULT_OUTCOME_UNKNOWN` (check the user's orders before
+/// connection after sending gives `SF_RESULT_OUTCOME_UNKNOWN` (see its `advice` and `lookup` before
 /// ordering again); only a definite 429 is re-sent after `Retry-After`. A cancellation (see
 /// `sf_cancel_scope_enter`) after the call started gives `SF_RESULT_CANCELLED` with the outcome
 /// unknown in the same way.
@@ -237,13 +237,15 @@ pub unsafe extern "C" fn sf_payment_status(
 }
 
 /// Polls the payment status every `interval_ms` until 1 paid or 2 cancelled (honouring
-/// `Retry-After`), then reads the order. After `timeout_ms` without a final status gives
-/// `SF_RESULT_WAIT_TIMEOUT`. Blocks the calling thread; cancellable from another thread with a
-/// token bound by `sf_cancel_scope_enter` (`SF_RESULT_CANCELLED`).
+/// `Retry-After`), then reads the order. After `timeout_ms` without a final status the wait
+/// still succeeds, with a "still pending" outcome (not an error). The SDK's defaults are
+/// 2000 ms and 60000 ms (README "Defaults"). Blocks the calling thread; cancellable from another
+/// thread with a token bound by `sf_cancel_scope_enter` (`SF_RESULT_CANCELLED`).
 ///
-/// On success `*outcome_json_out` receives `{"payment_status": n, "order": {...}}` (the order
-/// tells whether delivery is still processing), owned by the caller (free with
-/// `sf_string_free`).
+/// On success `*outcome_json_out` receives `{"outcome": "final", "payment_status": n, "order":
+/// {...}}` (the order tells whether delivery is still processing) or `{"outcome":
+/// "still_pending", "last_status": n, "waited_ms": n, "last_poll_failed": bool}`, owned by the
+/// caller (free with `sf_string_free`).
 ///
 /// # Safety
 /// `client` NULL or live; strings NULL or NUL-terminated; out-pointers NULL or writable.

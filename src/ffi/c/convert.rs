@@ -10,7 +10,7 @@ impl From<Error> for Failure {
     fn from(error: Error) -> Self {
         let result = match &error {
             Error::Api(_) => sf_result::Api,
-            Error::ProviderResultPending(_) => sf_result::ProviderResultPending,
+            Error::ProviderResultPending { .. } => sf_result::ProviderResultPending,
             Error::OutcomeUnknown { .. } => sf_result::OutcomeUnknown,
             Error::Transport { kind, .. } => match kind {
                 TransportKind::Connect => sf_result::Connect,
@@ -25,18 +25,23 @@ impl From<Error> for Failure {
             Error::WrongTokenSubject { .. } => sf_result::WrongTokenSubject,
             Error::ResponseMismatch { .. } => sf_result::ResponseMismatch,
             Error::Config(_) => sf_result::Config,
-            Error::WaitTimeout { .. } => sf_result::WaitTimeout,
             Error::TokenProvider(_) => sf_result::TokenProvider,
         };
         Failure {
             result,
             // The core's messages never contain secrets, tokens or checkout tokens.
-            message: error.to_string(),
+            message: error.to_string().into_boxed_str(),
             http_status: error.status().unwrap_or(0),
             code: error.code().map(|c| c.as_str().to_owned()),
             description: error.error_description().map(str::to_owned),
             field: error.field().map(str::to_owned),
             retry_after: error.retry_after(),
+            unclear: error.advice().zip(error.lookup()).map(|(advice, lookup)| {
+                Box::new(super::error::Unclear {
+                    advice,
+                    lookup: lookup.clone(),
+                })
+            }),
         }
     }
 }

@@ -17,12 +17,16 @@ use super::result::sf_result;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Failure {
     pub(crate) result: sf_result,
-    pub(crate) message: String,
+    /// Boxed text (two words, not three): keeps `Failure` within clippy's error-size bound.
+    pub(crate) message: Box<str>,
     pub(crate) http_status: u16,
     pub(crate) code: Option<String>,
     pub(crate) description: Option<String>,
     pub(crate) field: Option<String>,
     pub(crate) retry_after: Option<Duration>,
+    /// For an unclear answer (202 `provider_result_pending`, unknown outcome): what the app
+    /// can do now and the request's identifying data.
+    pub(crate) unclear: Option<Box<Unclear>>,
 }
 
 impl Failure {
@@ -30,12 +34,13 @@ impl Failure {
     pub(crate) fn new(result: sf_result, message: impl Into<String>) -> Self {
         Self {
             result,
-            message: message.into(),
+            message: message.into().into_boxed_str(),
             http_status: 0,
             code: None,
             description: None,
             field: None,
             retry_after: None,
+            unclear: None,
         }
     }
 
@@ -55,6 +60,16 @@ impl Failure {
     }
 }
 
+/// The advice and lookup data of an unclear answer (see `sf_error_json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unclear {
+    /// What the app can do now, per the contract.
+    pub(crate) advice: &'static str,
+    /// `order_no`, `external_reference`, `payment_no`, `idempotency_key`, `gd_no`, `quantity`
+    /// of the request (absent keys omitted).
+    pub(crate) lookup: crate::LookupKeys,
+}
+
 /// JSON rendering of an error, returned by `sf_error_json`.
 #[derive(Serialize)]
 struct ErrorJson<'a> {
@@ -71,6 +86,10 @@ struct ErrorJson<'a> {
     field: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     retry_after_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    advice: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lookup: Option<&'a crate::LookupKeys>,
 }
 
 /// Details of a failed call. Created by the library and written to a caller's `error_out`;
@@ -107,6 +126,8 @@ impl sf_error {
             error_description: failure.description.as_deref(),
             field: failure.field.as_deref(),
             retry_after_ms,
+            advice: failure.unclear.as_ref().map(|u| u.advice),
+            lookup: failure.unclear.as_ref().map(|u| &u.lookup),
         })
         .unwrap_or_default();
         Self {
@@ -240,8 +261,11 @@ pub unsafe extern "C" fn sf_error_field(error: *const sf_error) -> *const c_char
 }
 
 /// Everything above as one JSON object: `result`, `result_name`, `message`, and when present
-/// `http_status`, `error`, `error_description`, `field`, `retry_after_ms`. Borrowed: valid until
-/// `sf_error_free`. NULL if `error` is NULL.
+/// `http_status`, `error`, `error_description`, `field`, `retry_after_ms`, and for an unclear
+/// answer (`SF_RESULT_PROVIDER_RESULT_PENDING`, `SF_RESULT_OUTCOME_UNKNOWN`) `advice` (what to do
+/// now, per the contract) and `lookup` (`order_no`, `external_reference`, `payment_no`,
+/// `idempotency_key`, `gd_no`, `quantity` of the request, absent keys omitted). Borrowed: valid
+/// until `sf_error_free`. NULL if `error` is NULL.
 ///
 /// # Safety
 /// `error` must be NULL or an error from this library that was not freed.

@@ -84,8 +84,8 @@ pub enum sf_result {
     ResponseMismatch = 402,
     /// The configuration was refused (bad URL, plain HTTP to a non-loopback host, bad CA PEM).
     Config = 403,
-    /// A payment wait saw no final status within its timeout.
-    WaitTimeout = 404,
+    // 404 was `SF_RESULT_WAIT_TIMEOUT` in 0.1: a payment wait without a final status now
+    // succeeds with `{"outcome": "still_pending"}`. The number is not reused.
     /// A payment or notification does not match the merchant's expectation (reference, amount,
     /// currency, precision or `test_mode`).
     ExpectationMismatch = 405,
@@ -137,7 +137,6 @@ impl sf_result {
         Self::WrongTokenSubject,
         Self::ResponseMismatch,
         Self::Config,
-        Self::WaitTimeout,
         Self::ExpectationMismatch,
         Self::TokenProvider,
         Self::Cancelled,
@@ -179,7 +178,6 @@ impl sf_result {
             Self::WrongTokenSubject => "wrong_token_subject",
             Self::ResponseMismatch => "response_mismatch",
             Self::Config => "config",
-            Self::WaitTimeout => "wait_timeout",
             Self::ExpectationMismatch => "expectation_mismatch",
             Self::TokenProvider => "token_provider",
             Self::Cancelled => "cancelled",

@@ -214,6 +214,7 @@ fn error_object_carries_the_contract_fields() {
         description: Some("slow down".into()),
         field: None,
         retry_after: Some(std::time::Duration::from_secs(3)),
+        unclear: None,
     };
     let mut error = ptr::null_mut();
     assert_eq!(unsafe { report(&failure, &mut error) }, sf_result::Api);

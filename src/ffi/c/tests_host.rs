@@ -39,7 +39,7 @@ fn refused<T: serde::de::DeserializeOwned>(json: &str) -> (sf_result, String, St
     (
         failure.result,
         failure.field.unwrap_or_default(),
-        failure.message,
+        failure.message.into_string(),
     )
 }
 

@@ -390,26 +390,54 @@ impl From<core::PaymentStart> for PaymentStart {
         PaymentStart {
             trade_no: p.trade_no,
             redirect: p.redirect.to_string(),
-            expire_time: p.expire_time,
+            expire_time: p.expire_time.to_offset_date_time(),
         }
     }
 }
 
-/// What `waitForPayment` saw: the final payment status and the order read afterwards (its
-/// status tells whether delivery is still processing).
-#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
-pub struct PaymentWaitOutcome {
-    /// `Paid` or `Cancelled`.
-    pub payment_status: PaymentStatus,
-    /// The order after the payment reached its final status.
-    pub order: CatalogOrder,
+/// What `waitForPayment` saw: a final payment status with the order read afterwards, or
+/// "still pending after `waitedMs`" (an outcome to show, not an error; check again later).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum PaymentWaitOutcome {
+    /// `Paid` or `Cancelled` was seen; the order was read afterwards (its status tells whether
+    /// delivery is still processing).
+    Final {
+        /// `Paid` or `Cancelled`.
+        payment_status: PaymentStatus,
+        /// The order after the payment reached its final status.
+        order: Box<CatalogOrder>,
+    },
+    /// No final status within the timeout: the payment is still open.
+    StillPending {
+        /// The last status the service answered (`AwaitingPayment` when none was seen).
+        last_status: PaymentStatus,
+        /// How long the wait polled, in milliseconds.
+        waited_ms: i64,
+        /// Whether the last poll failed with an error that may heal (transport, 408, 429, 5xx,
+        /// 202) rather than answering a status.
+        last_poll_failed: bool,
+    },
 }
 
 impl From<core::PaymentWaitOutcome> for PaymentWaitOutcome {
     fn from(o: core::PaymentWaitOutcome) -> Self {
-        PaymentWaitOutcome {
-            payment_status: o.payment_status.into(),
-            order: o.order.into(),
+        match o {
+            core::PaymentWaitOutcome::Final {
+                payment_status,
+                order,
+            } => PaymentWaitOutcome::Final {
+                payment_status: payment_status.into(),
+                order: Box::new((*order).into()),
+            },
+            core::PaymentWaitOutcome::StillPending {
+                last_status,
+                waited,
+                last_poll_failed,
+            } => PaymentWaitOutcome::StillPending {
+                last_status: last_status.into(),
+                waited_ms: i64::try_from(waited.as_millis()).unwrap_or(i64::MAX),
+                last_poll_failed,
+            },
         }
     }
 }

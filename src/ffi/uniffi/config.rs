@@ -88,7 +88,8 @@ fn millis(field: &str, ms: i64) -> Result<Duration> {
     Ok(Duration::from_millis(unsigned_long(field, ms)?))
 }
 
-/// Everything a `Client` needs. Optional fields left null take the SDK's defaults.
+/// Everything a `Client` needs. Optional fields left null take the SDK's defaults (the core's
+/// `Config::new`, listed in the README section "Defaults"; no binding-specific values).
 #[derive(Debug, Clone, uniffi::Record)]
 pub struct ClientConfig {
     /// `{base_url}`: full API base address with its path prefix (`https://host/api`).
@@ -106,10 +107,15 @@ pub struct ClientConfig {
     /// Scopes of the client-credentials token (default: profile, products, merchant payments).
     #[uniffi(default = None)]
     pub scopes: Option<Vec<String>>,
-    /// Timeout of one HTTP attempt in milliseconds (default 10 000).
+    /// Time to establish one connection (TCP and TLS) in milliseconds (null: the SDK's
+    /// default, 3 000; README "Defaults").
+    #[uniffi(default = None)]
+    pub connect_timeout_ms: Option<i64>,
+    /// Timeout of one HTTP attempt in milliseconds (null: the SDK's default, 8 000).
     #[uniffi(default = None)]
     pub attempt_timeout_ms: Option<i64>,
-    /// Deadline of one call across retries and waits in milliseconds (default 30 000).
+    /// Deadline of one call across retries and waits in milliseconds (null: the SDK's default,
+    /// 20 000).
     #[uniffi(default = None)]
     pub overall_deadline_ms: Option<i64>,
     /// Retry policy of safe requests (default: 4 attempts).
@@ -152,6 +158,9 @@ impl ClientConfig {
         c.userinfo_endpoint = self.userinfo_endpoint.clone();
         if let Some(scopes) = &self.scopes {
             c.scopes = scopes.clone();
+        }
+        if let Some(ms) = self.connect_timeout_ms {
+            c.connect_timeout = millis("connect_timeout_ms", ms)?;
         }
         if let Some(ms) = self.attempt_timeout_ms {
             c.attempt_timeout = millis("attempt_timeout_ms", ms)?;

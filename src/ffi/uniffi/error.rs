@@ -167,27 +167,38 @@ pub enum StorefrontError {
         retry_after_seconds: Option<i64>,
     },
     /// HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
-    /// failure to retry: keep the original payment and check it later.
-    #[error("provider result pending (HTTP 202)")]
+    /// failure to retry: keep the original payment and check it later by `lookup.orderNo`
+    /// (catalog: `paymentStatus`/`waitForPayment`; merchant payment: `getMerchantPayment`, or
+    /// `listMerchantPayments` by `lookup.externalReference`).
+    #[error("provider result pending (HTTP 202): {advice}")]
     ProviderResultPending {
         /// `error_description`, when given.
         error_description: Option<String>,
+        /// What identifies the payment (order number, external reference, channel, key).
+        lookup: Box<LookupKeys>,
+        /// What to do now, per the contract.
+        advice: String,
     },
     /// A catalog order creation or payment start may have been processed (timeout, connection
-    /// lost after sending, 5xx) and was not re-sent. Follow `advice` (check the order before
-    /// trying again).
+    /// lost after sending, 5xx) and was not re-sent. Follow `advice`: after `createOrder` do not
+    /// order again (the contract has no order list; a repeat may create a second order), tell
+    /// the buyer the order is being confirmed; after `startPayment` poll the payment status of
+    /// `lookup.orderNo`.
     #[error("outcome of {operation} unknown ({observed}): {advice}")]
     OutcomeUnknown {
         /// The operation whose outcome is unknown (for example `create_order`).
         operation: String,
         /// What was observed (timeout, connection lost, HTTP status).
         observed: String,
-        /// The contract's advice.
+        /// What the app can do now, per the contract.
         advice: String,
         /// HTTP status, when the service answered (5xx).
         status: Option<i32>,
         /// The `error` code, when the service answered with one.
         code: Option<ErrorCode>,
+        /// The request's identifying data (order number for a payment start; product, quantity
+        /// and channel for an order creation).
+        lookup: Box<LookupKeys>,
     },
     /// Transport failure (connect, timeout, TLS, connection lost, oversized body).
     #[error("transport error {kind:?}: {detail}")]
@@ -252,18 +263,44 @@ pub enum StorefrontError {
         /// What is wrong.
         detail: String,
     },
-    /// Waiting for a final payment status ran out of time.
-    #[error("no final payment status in time (last status {last_status})")]
-    WaitTimeout {
-        /// The last catalog payment status seen (0 awaiting payment).
-        last_status: i64,
-    },
     /// The host app's user-token provider failed or returned no token.
     #[error("user token provider failed: {detail}")]
     TokenProvider {
         /// What the provider reported.
         detail: String,
     },
+}
+
+/// What the app needs to look a payment or order up after an unclear answer (202
+/// `provider_result_pending`, unknown outcome): the request's identifying data. Null fields
+/// were not part of the request. None is a secret.
+#[derive(Debug, Clone, Default, PartialEq, Eq, uniffi::Record)]
+pub struct LookupKeys {
+    /// The order or merchant-payment number.
+    pub order_no: Option<String>,
+    /// The merchant's business reference (merchant payments).
+    pub external_reference: Option<String>,
+    /// The channel identifier of the request.
+    pub payment_no: Option<String>,
+    /// The idempotency key sent (merchant-payment create): retry with it, never a new one.
+    pub idempotency_key: Option<String>,
+    /// The product number of an order request.
+    pub gd_no: Option<String>,
+    /// The quantity of an order request.
+    pub quantity: Option<i64>,
+}
+
+impl From<&crate::LookupKeys> for LookupKeys {
+    fn from(k: &crate::LookupKeys) -> Self {
+        LookupKeys {
+            order_no: k.order_no.clone(),
+            external_reference: k.external_reference.clone(),
+            payment_no: k.payment_no.clone(),
+            idempotency_key: k.idempotency_key.clone(),
+            gd_no: k.gd_no.clone(),
+            quantity: k.quantity.map(i64::from),
+        }
+    }
 }
 
 fn retry_after_seconds(api: &CoreApiError) -> Option<i64> {
@@ -281,20 +318,26 @@ impl From<CoreError> for StorefrontError {
                 field: api.field.clone(),
                 retry_after_seconds: retry_after_seconds(api),
             },
-            CoreError::ProviderResultPending(api) => StorefrontError::ProviderResultPending {
-                error_description: api.error_description.clone(),
-            },
+            CoreError::ProviderResultPending { api, lookup } => {
+                StorefrontError::ProviderResultPending {
+                    error_description: api.error_description.clone(),
+                    lookup: Box::new(lookup.as_ref().into()),
+                    advice: crate::PROVIDER_RESULT_PENDING_ADVICE.to_owned(),
+                }
+            }
             CoreError::OutcomeUnknown {
                 operation,
                 cause,
                 advice,
                 api,
+                lookup,
             } => StorefrontError::OutcomeUnknown {
                 operation: operation.to_string(),
                 observed: cause.clone(),
                 advice: (*advice).to_owned(),
                 status: api.as_ref().map(|a| i32::from(a.status)),
                 code: api.as_ref().map(|a| (&a.error).into()),
+                lookup: Box::new(lookup.as_ref().into()),
             },
             CoreError::Transport { kind, message } => StorefrontError::Transport {
                 kind: (*kind).into(),
@@ -335,9 +378,6 @@ impl From<CoreError> for StorefrontError {
             },
             CoreError::Config(detail) => StorefrontError::Config {
                 detail: detail.clone(),
-            },
-            CoreError::WaitTimeout { last_status } => StorefrontError::WaitTimeout {
-                last_status: *last_status,
             },
             CoreError::TokenProvider(detail) => StorefrontError::TokenProvider {
                 detail: detail.clone(),
@@ -432,7 +472,9 @@ mod tests {
     #[test]
     fn provider_result_pending_has_its_own_case() {
         let e: StorefrontError =
-            CoreError::ProviderResultPending(api(202, "provider_result_pending", None)).into();
+            CoreError::provider_result_pending(api(202, "provider_result_pending", None))
+                .with_lookup(crate::LookupKeys::order("P1"))
+                .into();
         assert!(matches!(e, StorefrontError::ProviderResultPending { .. }));
     }
 

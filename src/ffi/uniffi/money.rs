@@ -51,3 +51,14 @@ pub fn format_fixed_point8(raw: i64, decimals: i32) -> Result<String> {
         .to_decimal_string(unsigned("decimals", decimals)?)
         .map_err(|e| invalid("amount", e.to_string()))
 }
+
+/// Formats `amount_minor` for a person: decimal text at `currency_decimals` and the currency,
+/// `1999`, `"USD"`, 2 → `"19.99 USD"` (the core's `Money` display; exact, no floating point).
+#[uniffi::export]
+pub fn format_money(amount_minor: i64, currency: String, currency_decimals: i32) -> Result<String> {
+    let decimals = unsigned("currency_decimals", currency_decimals)?;
+    minor("amount_minor", amount_minor)?
+        .with_currency(currency, decimals)
+        .map(|m| m.to_string())
+        .map_err(|e| invalid("currency_decimals", e.to_string()))
+}

@@ -688,6 +688,14 @@ public protocol ClientProtocol: AnyObject, Sendable {
      */
     func userSessionWithProvider(provider: UserTokenProvider)  -> UserSession
     
+    /**
+     * Starts a reconciliation run of `records` (Kotlin: use `client.reconcile(records,
+     * options)`, a `Flow`). Nothing is sent until `next()`. Fails with `Validation` on a
+     * negative amount or version, a `limit` outside 1 to 100, or a cursor that does not fit
+     * the records.
+     */
+    func reconcileRun(records: [LocalRecord], options: ReconcileOptions) throws  -> ReconcileRun
+    
 }
 /**
  * The SDK client: one connection pool and one client-credentials token cache, shared by every
@@ -995,6 +1003,23 @@ open func userSessionWithProvider(provider: UserTokenProvider) -> UserSession  {
     uniffi_storefront_fn_method_client_user_session_with_provider(
             self.uniffiCloneHandle(),
         FfiConverterTypeUserTokenProvider_lower(provider),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Starts a reconciliation run of `records` (Kotlin: use `client.reconcile(records,
+     * options)`, a `Flow`). Nothing is sent until `next()`. Fails with `Validation` on a
+     * negative amount or version, a `limit` outside 1 to 100, or a cursor that does not fit
+     * the records.
+     */
+open func reconcileRun(records: [LocalRecord], options: ReconcileOptions)throws  -> ReconcileRun  {
+    return try  FfiConverterTypeReconcileRun_lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_client_reconcile_run(
+            self.uniffiCloneHandle(),
+        FfiConverterSequenceTypeLocalRecord.lower(records),
+        FfiConverterTypeReconcileOptions_lower(options),uniffiCallStatus
     )
 })
 }
@@ -1402,6 +1427,147 @@ public func FfiConverterTypeProductCursor_lower(_ value: ProductCursor) -> UInt6
 
 
 /**
+ * One reconciliation run: `next()` gives the report of the next record, null after the last.
+ */
+public protocol ReconcileRunProtocol: AnyObject, Sendable {
+    
+    /**
+     * The report of the next record (looked up now), or null when every record is done. A
+     * failed lookup is a `LookupFailed` report, not an error. Cancellation-safe (see the
+     * module documentation).
+     */
+    func next() async  -> ReconcileReport?
+    
+}
+/**
+ * One reconciliation run: `next()` gives the report of the next record, null after the last.
+ */
+open class ReconcileRun: ReconcileRunProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_reconcilerun(self.handle, $0) }
+    }
+    // No primary constructor declared for this class.
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_reconcilerun(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The report of the next record (looked up now), or null when every record is done. A
+     * failed lookup is a `LookupFailed` report, not an error. Cancellation-safe (see the
+     * module documentation).
+     */
+open func next()async  -> ReconcileReport?  {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_reconcilerun_next(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterOptionTypeReconcileReport.lift,
+            errorHandler: nil
+            
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReconcileRun: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = ReconcileRun
+
+    public static func lift(_ handle: UInt64) throws -> ReconcileRun {
+        return ReconcileRun(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: ReconcileRun) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReconcileRun {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: ReconcileRun, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileRun_lift(_ handle: UInt64) throws -> ReconcileRun {
+    return try FfiConverterTypeReconcileRun.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileRun_lower(_ value: ReconcileRun) -> UInt64 {
+    return FfiConverterTypeReconcileRun.lower(value)
+}
+
+
+
+
+
+
+/**
  * A secret value; read it with `expose()` only where it must be used.
  */
 public protocol SecretProtocol: AnyObject, Sendable {
@@ -1772,8 +1938,10 @@ public protocol UserSessionProtocol: AnyObject, Sendable {
     
     /**
      * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
-     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
-     * the coroutine / task stops the polling.
+     * its `Retry-After`), then reads the order: `PaymentWaitOutcome.Final`. After `timeout_ms`
+     * without a final status gives `PaymentWaitOutcome.StillPending` (an outcome, not an
+     * error). The SDK's defaults are 2000 ms and 60000 ms (README "Defaults"). Cancelling the
+     * coroutine / task stops the polling.
      */
     func waitForPayment(orderNo: String, intervalMs: Int64, timeoutMs: Int64) async throws  -> PaymentWaitOutcome
     
@@ -2008,8 +2176,10 @@ open func userinfo()async throws  -> [String: JsonValue]  {
     
     /**
      * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
-     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
-     * the coroutine / task stops the polling.
+     * its `Retry-After`), then reads the order: `PaymentWaitOutcome.Final`. After `timeout_ms`
+     * without a final status gives `PaymentWaitOutcome.StillPending` (an outcome, not an
+     * error). The SDK's defaults are 2000 ms and 60000 ms (README "Defaults"). Cancelling the
+     * coroutine / task stops the polling.
      */
 open func waitForPayment(orderNo: String, intervalMs: Int64, timeoutMs: Int64)async throws  -> PaymentWaitOutcome  {
     return
@@ -2779,7 +2949,8 @@ public func FfiConverterTypeCatalogOrder_lower(_ value: CatalogOrder) -> RustBuf
 
 
 /**
- * Everything a `Client` needs. Optional fields left null take the SDK's defaults.
+ * Everything a `Client` needs. Optional fields left null take the SDK's defaults (the core's
+ * `Config::new`, listed in the README section "Defaults"; no binding-specific values).
  */
 public struct ClientConfig {
     /**
@@ -2807,11 +2978,17 @@ public struct ClientConfig {
      */
     public var scopes: [String]?
     /**
-     * Timeout of one HTTP attempt in milliseconds (default 10 000).
+     * Time to establish one connection (TCP and TLS) in milliseconds (null: the SDK's
+     * default, 3 000; README "Defaults").
+     */
+    public var connectTimeoutMs: Int64?
+    /**
+     * Timeout of one HTTP attempt in milliseconds (null: the SDK's default, 8 000).
      */
     public var attemptTimeoutMs: Int64?
     /**
-     * Deadline of one call across retries and waits in milliseconds (default 30 000).
+     * Deadline of one call across retries and waits in milliseconds (null: the SDK's default,
+     * 20 000).
      */
     public var overallDeadlineMs: Int64?
     /**
@@ -2862,10 +3039,15 @@ public struct ClientConfig {
          * Scopes of the client-credentials token (default: profile, products, merchant payments).
          */scopes: [String]? = nil, 
         /**
-         * Timeout of one HTTP attempt in milliseconds (default 10 000).
+         * Time to establish one connection (TCP and TLS) in milliseconds (null: the SDK's
+         * default, 3 000; README "Defaults").
+         */connectTimeoutMs: Int64? = nil, 
+        /**
+         * Timeout of one HTTP attempt in milliseconds (null: the SDK's default, 8 000).
          */attemptTimeoutMs: Int64? = nil, 
         /**
-         * Deadline of one call across retries and waits in milliseconds (default 30 000).
+         * Deadline of one call across retries and waits in milliseconds (null: the SDK's default,
+         * 20 000).
          */overallDeadlineMs: Int64? = nil, 
         /**
          * Retry policy of safe requests (default: 4 attempts).
@@ -2892,6 +3074,7 @@ public struct ClientConfig {
         self.clientSecret = clientSecret
         self.userinfoEndpoint = userinfoEndpoint
         self.scopes = scopes
+        self.connectTimeoutMs = connectTimeoutMs
         self.attemptTimeoutMs = attemptTimeoutMs
         self.overallDeadlineMs = overallDeadlineMs
         self.retry = retry
@@ -2924,6 +3107,7 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
                 clientSecret: FfiConverterOptionTypeSecret.read(from: &buf), 
                 userinfoEndpoint: FfiConverterOptionString.read(from: &buf), 
                 scopes: FfiConverterOptionSequenceString.read(from: &buf), 
+                connectTimeoutMs: FfiConverterOptionInt64.read(from: &buf), 
                 attemptTimeoutMs: FfiConverterOptionInt64.read(from: &buf), 
                 overallDeadlineMs: FfiConverterOptionInt64.read(from: &buf), 
                 retry: FfiConverterOptionTypeRetryPolicy.read(from: &buf), 
@@ -2942,6 +3126,7 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
         FfiConverterOptionTypeSecret.write(value.clientSecret, into: &buf)
         FfiConverterOptionString.write(value.userinfoEndpoint, into: &buf)
         FfiConverterOptionSequenceString.write(value.scopes, into: &buf)
+        FfiConverterOptionInt64.write(value.connectTimeoutMs, into: &buf)
         FfiConverterOptionInt64.write(value.attemptTimeoutMs, into: &buf)
         FfiConverterOptionInt64.write(value.overallDeadlineMs, into: &buf)
         FfiConverterOptionTypeRetryPolicy.write(value.retry, into: &buf)
@@ -3658,6 +3843,125 @@ public func FfiConverterTypeListMerchantPaymentsQuery_lower(_ value: ListMerchan
 
 
 /**
+ * The shop's own record of one business order, as booked.
+ */
+public struct LocalRecord: Equatable, Hashable {
+    /**
+     * The business order reference sent as `external_reference`.
+     */
+    public var externalReference: String
+    /**
+     * The amount the shop expects, in minor units of `currency`.
+     */
+    public var expectedAmount: Int64
+    /**
+     * The currency the shop expects (uppercase code).
+     */
+    public var currency: String
+    /**
+     * The service's payment number, when stored (the most precise lookup).
+     */
+    public var orderNo: String?
+    /**
+     * The `test_mode` the shop expects, when it has one (compared once a channel is chosen).
+     */
+    public var testMode: Bool?
+    /**
+     * The last `status_version` booked, if any (a lower service version is a mismatch).
+     */
+    public var bookedStatusVersion: Int64?
+    /**
+     * The payment `event_id` the payment was booked under; set means "booked as paid".
+     */
+    public var bookedEventId: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The business order reference sent as `external_reference`.
+         */externalReference: String, 
+        /**
+         * The amount the shop expects, in minor units of `currency`.
+         */expectedAmount: Int64, 
+        /**
+         * The currency the shop expects (uppercase code).
+         */currency: String, 
+        /**
+         * The service's payment number, when stored (the most precise lookup).
+         */orderNo: String? = nil, 
+        /**
+         * The `test_mode` the shop expects, when it has one (compared once a channel is chosen).
+         */testMode: Bool? = nil, 
+        /**
+         * The last `status_version` booked, if any (a lower service version is a mismatch).
+         */bookedStatusVersion: Int64? = nil, 
+        /**
+         * The payment `event_id` the payment was booked under; set means "booked as paid".
+         */bookedEventId: String? = nil) {
+        self.externalReference = externalReference
+        self.expectedAmount = expectedAmount
+        self.currency = currency
+        self.orderNo = orderNo
+        self.testMode = testMode
+        self.bookedStatusVersion = bookedStatusVersion
+        self.bookedEventId = bookedEventId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension LocalRecord: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeLocalRecord: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> LocalRecord {
+        return
+            try LocalRecord(
+                externalReference: FfiConverterString.read(from: &buf), 
+                expectedAmount: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                orderNo: FfiConverterOptionString.read(from: &buf), 
+                testMode: FfiConverterOptionBool.read(from: &buf), 
+                bookedStatusVersion: FfiConverterOptionInt64.read(from: &buf), 
+                bookedEventId: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: LocalRecord, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.externalReference, into: &buf)
+        FfiConverterInt64.write(value.expectedAmount, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterOptionString.write(value.orderNo, into: &buf)
+        FfiConverterOptionBool.write(value.testMode, into: &buf)
+        FfiConverterOptionInt64.write(value.bookedStatusVersion, into: &buf)
+        FfiConverterOptionString.write(value.bookedEventId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLocalRecord_lift(_ buf: RustBuffer) throws -> LocalRecord {
+    return try FfiConverterTypeLocalRecord.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLocalRecord_lower(_ value: LocalRecord) -> RustBuffer {
+    return FfiConverterTypeLocalRecord.lower(value)
+}
+
+
+/**
  * One log record of the SDK. Never carries a secret, a token, a checkout URL or a query.
  */
 public struct LogRecord: Equatable, Hashable {
@@ -3745,6 +4049,117 @@ public func FfiConverterTypeLogRecord_lift(_ buf: RustBuffer) throws -> LogRecor
 #endif
 public func FfiConverterTypeLogRecord_lower(_ value: LogRecord) -> RustBuffer {
     return FfiConverterTypeLogRecord.lower(value)
+}
+
+
+/**
+ * What the app needs to look a payment or order up after an unclear answer (202
+ * `provider_result_pending`, unknown outcome): the request's identifying data. Null fields
+ * were not part of the request. None is a secret.
+ */
+public struct LookupKeys: Equatable, Hashable {
+    /**
+     * The order or merchant-payment number.
+     */
+    public var orderNo: String?
+    /**
+     * The merchant's business reference (merchant payments).
+     */
+    public var externalReference: String?
+    /**
+     * The channel identifier of the request.
+     */
+    public var paymentNo: String?
+    /**
+     * The idempotency key sent (merchant-payment create): retry with it, never a new one.
+     */
+    public var idempotencyKey: String?
+    /**
+     * The product number of an order request.
+     */
+    public var gdNo: String?
+    /**
+     * The quantity of an order request.
+     */
+    public var quantity: Int64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The order or merchant-payment number.
+         */orderNo: String?, 
+        /**
+         * The merchant's business reference (merchant payments).
+         */externalReference: String?, 
+        /**
+         * The channel identifier of the request.
+         */paymentNo: String?, 
+        /**
+         * The idempotency key sent (merchant-payment create): retry with it, never a new one.
+         */idempotencyKey: String?, 
+        /**
+         * The product number of an order request.
+         */gdNo: String?, 
+        /**
+         * The quantity of an order request.
+         */quantity: Int64?) {
+        self.orderNo = orderNo
+        self.externalReference = externalReference
+        self.paymentNo = paymentNo
+        self.idempotencyKey = idempotencyKey
+        self.gdNo = gdNo
+        self.quantity = quantity
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension LookupKeys: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeLookupKeys: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> LookupKeys {
+        return
+            try LookupKeys(
+                orderNo: FfiConverterOptionString.read(from: &buf), 
+                externalReference: FfiConverterOptionString.read(from: &buf), 
+                paymentNo: FfiConverterOptionString.read(from: &buf), 
+                idempotencyKey: FfiConverterOptionString.read(from: &buf), 
+                gdNo: FfiConverterOptionString.read(from: &buf), 
+                quantity: FfiConverterOptionInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: LookupKeys, into buf: inout [UInt8]) {
+        FfiConverterOptionString.write(value.orderNo, into: &buf)
+        FfiConverterOptionString.write(value.externalReference, into: &buf)
+        FfiConverterOptionString.write(value.paymentNo, into: &buf)
+        FfiConverterOptionString.write(value.idempotencyKey, into: &buf)
+        FfiConverterOptionString.write(value.gdNo, into: &buf)
+        FfiConverterOptionInt64.write(value.quantity, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLookupKeys_lift(_ buf: RustBuffer) throws -> LookupKeys {
+    return try FfiConverterTypeLookupKeys.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLookupKeys_lower(_ value: LookupKeys) -> RustBuffer {
+    return FfiConverterTypeLookupKeys.lower(value)
 }
 
 
@@ -4741,76 +5156,6 @@ public func FfiConverterTypePaymentStart_lower(_ value: PaymentStart) -> RustBuf
 
 
 /**
- * What `waitForPayment` saw: the final payment status and the order read afterwards (its
- * status tells whether delivery is still processing).
- */
-public struct PaymentWaitOutcome: Equatable, Hashable {
-    /**
-     * `Paid` or `Cancelled`.
-     */
-    public var paymentStatus: PaymentStatus
-    /**
-     * The order after the payment reached its final status.
-     */
-    public var order: CatalogOrder
-
-    // Default memberwise initializers are never public by default, so we
-    // declare one manually.
-    public init(
-        /**
-         * `Paid` or `Cancelled`.
-         */paymentStatus: PaymentStatus, 
-        /**
-         * The order after the payment reached its final status.
-         */order: CatalogOrder) {
-        self.paymentStatus = paymentStatus
-        self.order = order
-    }
-
-    
-
-    
-}
-
-#if compiler(>=6)
-extension PaymentWaitOutcome: Sendable {}
-#endif
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public struct FfiConverterTypePaymentWaitOutcome: FfiConverterRustBuffer {
-    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentWaitOutcome {
-        return
-            try PaymentWaitOutcome(
-                paymentStatus: FfiConverterTypePaymentStatus.read(from: &buf), 
-                order: FfiConverterTypeCatalogOrder.read(from: &buf)
-        )
-    }
-
-    public static func write(_ value: PaymentWaitOutcome, into buf: inout [UInt8]) {
-        FfiConverterTypePaymentStatus.write(value.paymentStatus, into: &buf)
-        FfiConverterTypeCatalogOrder.write(value.order, into: &buf)
-    }
-}
-
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypePaymentWaitOutcome_lift(_ buf: RustBuffer) throws -> PaymentWaitOutcome {
-    return try FfiConverterTypePaymentWaitOutcome.lift(buf)
-}
-
-#if swift(>=5.8)
-@_documentation(visibility: private)
-#endif
-public func FfiConverterTypePaymentWaitOutcome_lower(_ value: PaymentWaitOutcome) -> RustBuffer {
-    return FfiConverterTypePaymentWaitOutcome.lower(value)
-}
-
-
-/**
  * A catalog product (element of `list`). Prices are eight-decimal fixed point.
  */
 public struct Product: Equatable, Hashable {
@@ -5285,6 +5630,453 @@ public func FfiConverterTypeRateLimits_lift(_ buf: RustBuffer) throws -> RateLim
 #endif
 public func FfiConverterTypeRateLimits_lower(_ value: RateLimits) -> RustBuffer {
     return FfiConverterTypeRateLimits.lower(value)
+}
+
+
+/**
+ * Where a run stopped: pass it as `ReconcileOptions.cursor` to continue after that record.
+ */
+public struct ReconcileCursor: Equatable, Hashable {
+    /**
+     * How many records are finished (the index of the next one).
+     */
+    public var nextIndex: Int64
+    /**
+     * The `external_reference` of the last finished record (checked on resume).
+     */
+    public var lastReference: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * How many records are finished (the index of the next one).
+         */nextIndex: Int64, 
+        /**
+         * The `external_reference` of the last finished record (checked on resume).
+         */lastReference: String? = nil) {
+        self.nextIndex = nextIndex
+        self.lastReference = lastReference
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReconcileCursor: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReconcileCursor: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReconcileCursor {
+        return
+            try ReconcileCursor(
+                nextIndex: FfiConverterInt64.read(from: &buf), 
+                lastReference: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReconcileCursor, into buf: inout [UInt8]) {
+        FfiConverterInt64.write(value.nextIndex, into: &buf)
+        FfiConverterOptionString.write(value.lastReference, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileCursor_lift(_ buf: RustBuffer) throws -> ReconcileCursor {
+    return try FfiConverterTypeReconcileCursor.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileCursor_lower(_ value: ReconcileCursor) -> RustBuffer {
+    return FfiConverterTypeReconcileCursor.lower(value)
+}
+
+
+/**
+ * Why a lookup (or a re-queue) failed: the stable parts of the error.
+ */
+public struct ReconcileLookupError: Equatable, Hashable {
+    /**
+     * The error's category, snake_case (`api`, `transport`, `deadline_exceeded`, ...).
+     */
+    public var kind: String
+    /**
+     * The service's `error` code, when it answered with one.
+     */
+    public var code: ErrorCode?
+    /**
+     * The HTTP status, when the service answered.
+     */
+    public var httpStatus: Int32?
+    /**
+     * The error's message (display text, never holds secrets: branch on kind, status, code).
+     */
+    public var message: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The error's category, snake_case (`api`, `transport`, `deadline_exceeded`, ...).
+         */kind: String, 
+        /**
+         * The service's `error` code, when it answered with one.
+         */code: ErrorCode?, 
+        /**
+         * The HTTP status, when the service answered.
+         */httpStatus: Int32?, 
+        /**
+         * The error's message (display text, never holds secrets: branch on kind, status, code).
+         */message: String) {
+        self.kind = kind
+        self.code = code
+        self.httpStatus = httpStatus
+        self.message = message
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReconcileLookupError: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReconcileLookupError: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReconcileLookupError {
+        return
+            try ReconcileLookupError(
+                kind: FfiConverterString.read(from: &buf), 
+                code: FfiConverterOptionTypeErrorCode.read(from: &buf), 
+                httpStatus: FfiConverterOptionInt32.read(from: &buf), 
+                message: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReconcileLookupError, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.kind, into: &buf)
+        FfiConverterOptionTypeErrorCode.write(value.code, into: &buf)
+        FfiConverterOptionInt32.write(value.httpStatus, into: &buf)
+        FfiConverterString.write(value.message, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileLookupError_lift(_ buf: RustBuffer) throws -> ReconcileLookupError {
+    return try FfiConverterTypeReconcileLookupError.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileLookupError_lower(_ value: ReconcileLookupError) -> RustBuffer {
+    return FfiConverterTypeReconcileLookupError.lower(value)
+}
+
+
+/**
+ * Options of a reconciliation run.
+ */
+public struct ReconcileOptions: Equatable, Hashable {
+    /**
+     * Re-queue `failed` notification deliveries of payments found paid but not booked
+     * (re-queue budget, 30 per minute).
+     */
+    public var requeueFailed: Bool
+    /**
+     * Keep only payments whose `expires_at` is in this window (lookups by reference).
+     */
+    public var window: ReconcileWindow?
+    /**
+     * `limit` of the filtered list and of the delivery-record list: 1 to 100.
+     */
+    public var limit: Int32
+    /**
+     * Resume after the record this cursor names (the `cursor` of the last report received).
+     */
+    public var cursor: ReconcileCursor?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Re-queue `failed` notification deliveries of payments found paid but not booked
+         * (re-queue budget, 30 per minute).
+         */requeueFailed: Bool = false, 
+        /**
+         * Keep only payments whose `expires_at` is in this window (lookups by reference).
+         */window: ReconcileWindow? = nil, 
+        /**
+         * `limit` of the filtered list and of the delivery-record list: 1 to 100.
+         */limit: Int32 = 100, 
+        /**
+         * Resume after the record this cursor names (the `cursor` of the last report received).
+         */cursor: ReconcileCursor? = nil) {
+        self.requeueFailed = requeueFailed
+        self.window = window
+        self.limit = limit
+        self.cursor = cursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReconcileOptions: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReconcileOptions: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReconcileOptions {
+        return
+            try ReconcileOptions(
+                requeueFailed: FfiConverterBool.read(from: &buf), 
+                window: FfiConverterOptionTypeReconcileWindow.read(from: &buf), 
+                limit: FfiConverterInt32.read(from: &buf), 
+                cursor: FfiConverterOptionTypeReconcileCursor.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReconcileOptions, into buf: inout [UInt8]) {
+        FfiConverterBool.write(value.requeueFailed, into: &buf)
+        FfiConverterOptionTypeReconcileWindow.write(value.window, into: &buf)
+        FfiConverterInt32.write(value.limit, into: &buf)
+        FfiConverterOptionTypeReconcileCursor.write(value.cursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileOptions_lift(_ buf: RustBuffer) throws -> ReconcileOptions {
+    return try FfiConverterTypeReconcileOptions.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileOptions_lower(_ value: ReconcileOptions) -> RustBuffer {
+    return FfiConverterTypeReconcileOptions.lower(value)
+}
+
+
+/**
+ * The result for one record.
+ */
+public struct ReconcileReport {
+    /**
+     * The record's `external_reference`.
+     */
+    public var record: String
+    /**
+     * The record's position in the list given.
+     */
+    public var index: Int64
+    /**
+     * The payment number the finding is about, when one payment was found.
+     */
+    public var orderNo: String?
+    /**
+     * What was found.
+     */
+    public var finding: ReconcileFinding
+    /**
+     * The service's `status_version` of that payment, when one was found.
+     */
+    public var serviceStatusVersion: Int64?
+    /**
+     * Failed notification deliveries re-queued for this payment (`requeue_failed` only).
+     */
+    public var requeued: Int32
+    /**
+     * Why listing or re-queuing deliveries failed, if it did.
+     */
+    public var requeueError: ReconcileLookupError?
+    /**
+     * The cursor to resume after this record.
+     */
+    public var cursor: ReconcileCursor
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The record's `external_reference`.
+         */record: String, 
+        /**
+         * The record's position in the list given.
+         */index: Int64, 
+        /**
+         * The payment number the finding is about, when one payment was found.
+         */orderNo: String?, 
+        /**
+         * What was found.
+         */finding: ReconcileFinding, 
+        /**
+         * The service's `status_version` of that payment, when one was found.
+         */serviceStatusVersion: Int64?, 
+        /**
+         * Failed notification deliveries re-queued for this payment (`requeue_failed` only).
+         */requeued: Int32, 
+        /**
+         * Why listing or re-queuing deliveries failed, if it did.
+         */requeueError: ReconcileLookupError?, 
+        /**
+         * The cursor to resume after this record.
+         */cursor: ReconcileCursor) {
+        self.record = record
+        self.index = index
+        self.orderNo = orderNo
+        self.finding = finding
+        self.serviceStatusVersion = serviceStatusVersion
+        self.requeued = requeued
+        self.requeueError = requeueError
+        self.cursor = cursor
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReconcileReport: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReconcileReport: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReconcileReport {
+        return
+            try ReconcileReport(
+                record: FfiConverterString.read(from: &buf), 
+                index: FfiConverterInt64.read(from: &buf), 
+                orderNo: FfiConverterOptionString.read(from: &buf), 
+                finding: FfiConverterTypeReconcileFinding.read(from: &buf), 
+                serviceStatusVersion: FfiConverterOptionInt64.read(from: &buf), 
+                requeued: FfiConverterInt32.read(from: &buf), 
+                requeueError: FfiConverterOptionTypeReconcileLookupError.read(from: &buf), 
+                cursor: FfiConverterTypeReconcileCursor.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReconcileReport, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.record, into: &buf)
+        FfiConverterInt64.write(value.index, into: &buf)
+        FfiConverterOptionString.write(value.orderNo, into: &buf)
+        FfiConverterTypeReconcileFinding.write(value.finding, into: &buf)
+        FfiConverterOptionInt64.write(value.serviceStatusVersion, into: &buf)
+        FfiConverterInt32.write(value.requeued, into: &buf)
+        FfiConverterOptionTypeReconcileLookupError.write(value.requeueError, into: &buf)
+        FfiConverterTypeReconcileCursor.write(value.cursor, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileReport_lift(_ buf: RustBuffer) throws -> ReconcileReport {
+    return try FfiConverterTypeReconcileReport.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileReport_lower(_ value: ReconcileReport) -> RustBuffer {
+    return FfiConverterTypeReconcileReport.lower(value)
+}
+
+
+/**
+ * Bounds on `expires_at` kept by lookups by reference (both ends inclusive).
+ */
+public struct ReconcileWindow: Equatable, Hashable {
+    /**
+     * Earliest `expires_at` kept.
+     */
+    public var from: OffsetDateTime?
+    /**
+     * Latest `expires_at` kept.
+     */
+    public var to: OffsetDateTime?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Earliest `expires_at` kept.
+         */from: OffsetDateTime? = nil, 
+        /**
+         * Latest `expires_at` kept.
+         */to: OffsetDateTime? = nil) {
+        self.from = from
+        self.to = to
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension ReconcileWindow: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReconcileWindow: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReconcileWindow {
+        return
+            try ReconcileWindow(
+                from: FfiConverterOptionTypeOffsetDateTime.read(from: &buf), 
+                to: FfiConverterOptionTypeOffsetDateTime.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: ReconcileWindow, into buf: inout [UInt8]) {
+        FfiConverterOptionTypeOffsetDateTime.write(value.from, into: &buf)
+        FfiConverterOptionTypeOffsetDateTime.write(value.to, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileWindow_lift(_ buf: RustBuffer) throws -> ReconcileWindow {
+    return try FfiConverterTypeReconcileWindow.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileWindow_lower(_ value: ReconcileWindow) -> RustBuffer {
+    return FfiConverterTypeReconcileWindow.lower(value)
 }
 
 
@@ -6372,6 +7164,121 @@ public func FfiConverterTypeMerchantPaymentStatus_lower(_ value: MerchantPayment
 
 
 /**
+ * The field a `Mismatch` finding is about.
+ */
+
+public enum MismatchField: Equatable, Hashable {
+    
+    /**
+     * The payment found by order number carries another `external_reference`.
+     */
+    case externalReference
+    /**
+     * `amount_minor` differs from the expected amount.
+     */
+    case amount
+    /**
+     * `currency` differs.
+     */
+    case currency
+    /**
+     * `test_mode` differs (compared only once a channel is chosen).
+     */
+    case testMode
+    /**
+     * The booked `status_version` is higher than the service's.
+     */
+    case statusVersion
+    /**
+     * The payment is `paid` under another `event_id` than the one booked.
+     */
+    case eventId
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension MismatchField: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeMismatchField: FfiConverterRustBuffer {
+    typealias SwiftType = MismatchField
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> MismatchField {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .externalReference
+        
+        case 2: return .amount
+        
+        case 3: return .currency
+        
+        case 4: return .testMode
+        
+        case 5: return .statusVersion
+        
+        case 6: return .eventId
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: MismatchField, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .externalReference:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .amount:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .currency:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .testMode:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .statusVersion:
+            writeInt(&buf, Int32(5))
+        
+        
+        case .eventId:
+            writeInt(&buf, Int32(6))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMismatchField_lift(_ buf: RustBuffer) throws -> MismatchField {
+    return try FfiConverterTypeMismatchField.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeMismatchField_lower(_ value: MismatchField) -> RustBuffer {
+    return FfiConverterTypeMismatchField.lower(value)
+}
+
+
+
+/**
  * Every operation of the contract (the endpoint index plus the token request).
  */
 
@@ -6893,6 +7800,328 @@ public func FfiConverterTypePaymentStatus_lower(_ value: PaymentStatus) -> RustB
 
 
 /**
+ * What `waitForPayment` saw: a final payment status with the order read afterwards, or
+ * "still pending after `waitedMs`" (an outcome to show, not an error; check again later).
+ */
+
+public enum PaymentWaitOutcome: Equatable, Hashable {
+    
+    /**
+     * `Paid` or `Cancelled` was seen; the order was read afterwards (its status tells whether
+     * delivery is still processing).
+     */
+    case final(
+        /**
+         * `Paid` or `Cancelled`.
+         */paymentStatus: PaymentStatus, 
+        /**
+         * The order after the payment reached its final status.
+         */order: CatalogOrder
+    )
+    /**
+     * No final status within the timeout: the payment is still open.
+     */
+    case stillPending(
+        /**
+         * The last status the service answered (`AwaitingPayment` when none was seen).
+         */lastStatus: PaymentStatus, 
+        /**
+         * How long the wait polled, in milliseconds.
+         */waitedMs: Int64, 
+        /**
+         * Whether the last poll failed with an error that may heal (transport, 408, 429, 5xx,
+         * 202) rather than answering a status.
+         */lastPollFailed: Bool
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension PaymentWaitOutcome: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypePaymentWaitOutcome: FfiConverterRustBuffer {
+    typealias SwiftType = PaymentWaitOutcome
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> PaymentWaitOutcome {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .final(paymentStatus: try FfiConverterTypePaymentStatus.read(from: &buf), order: try FfiConverterTypeCatalogOrder.read(from: &buf)
+        )
+        
+        case 2: return .stillPending(lastStatus: try FfiConverterTypePaymentStatus.read(from: &buf), waitedMs: try FfiConverterInt64.read(from: &buf), lastPollFailed: try FfiConverterBool.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: PaymentWaitOutcome, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case let .final(paymentStatus,order):
+            writeInt(&buf, Int32(1))
+            FfiConverterTypePaymentStatus.write(paymentStatus, into: &buf)
+            FfiConverterTypeCatalogOrder.write(order, into: &buf)
+            
+        
+        case let .stillPending(lastStatus,waitedMs,lastPollFailed):
+            writeInt(&buf, Int32(2))
+            FfiConverterTypePaymentStatus.write(lastStatus, into: &buf)
+            FfiConverterInt64.write(waitedMs, into: &buf)
+            FfiConverterBool.write(lastPollFailed, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentWaitOutcome_lift(_ buf: RustBuffer) throws -> PaymentWaitOutcome {
+    return try FfiConverterTypePaymentWaitOutcome.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypePaymentWaitOutcome_lower(_ value: PaymentWaitOutcome) -> RustBuffer {
+    return FfiConverterTypePaymentWaitOutcome.lower(value)
+}
+
+
+
+/**
+ * What the reconciler found for one record.
+ */
+
+public enum ReconcileFinding {
+    
+    /**
+     * The shop's record and the service agree; nothing to do.
+     */
+    case inAgreement
+    /**
+     * Paid at the service, not booked here: book it once, under `event_id`.
+     */
+    case paidNotBooked(
+        /**
+         * The stable payment event number to book by.
+         */eventId: String, 
+        /**
+         * The payment's `status_version` (null if the answer lacked it).
+         */statusVersion: Int64?, 
+        /**
+         * Payment confirmation time.
+         */occurredAt: OffsetDateTime?, 
+        /**
+         * The payment as queried.
+         */payment: MerchantPayment
+    )
+    /**
+     * Booked here as paid, but not (any more) paid at the service: `refunded` or `chargeback`
+     * (reversed), `review`, `expired` or `pending`.
+     */
+    case bookedNotPaid(
+        /**
+         * The service's status.
+         */status: MerchantPaymentStatus, 
+        /**
+         * The payment as queried.
+         */payment: MerchantPayment
+    )
+    /**
+     * A field differs from the shop's record; do not book, investigate.
+     */
+    case mismatch(
+        /**
+         * Which field.
+         */field: MismatchField, 
+        /**
+         * The shop's value, as text.
+         */expected: String, 
+        /**
+         * The service's value, as text.
+         */actual: String, 
+        /**
+         * The payment as queried.
+         */payment: MerchantPayment
+    )
+    /**
+     * `review`, nothing booked: needs verification by the platform; never paid, never failed.
+     */
+    case underReview(
+        /**
+         * The payment as queried.
+         */payment: MerchantPayment
+    )
+    /**
+     * A status the contract does not list: needs verification, never paid.
+     */
+    case unknownStatus(
+        /**
+         * The status as sent.
+         */status: String, 
+        /**
+         * The payment as queried.
+         */payment: MerchantPayment
+    )
+    /**
+     * The service has no payment for this record (or none within the window).
+     */
+    case missingAtService
+    /**
+     * No order number here and several payments carry the reference (newest first).
+     */
+    case ambiguous(
+        /**
+         * Their payment numbers.
+         */orderNos: [String]
+    )
+    /**
+     * The lookup failed; the record is unreconciled this run.
+     */
+    case lookupFailed(
+        /**
+         * The failure.
+         */error: ReconcileLookupError
+    )
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ReconcileFinding: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReconcileFinding: FfiConverterRustBuffer {
+    typealias SwiftType = ReconcileFinding
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReconcileFinding {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .inAgreement
+        
+        case 2: return .paidNotBooked(eventId: try FfiConverterString.read(from: &buf), statusVersion: try FfiConverterOptionInt64.read(from: &buf), occurredAt: try FfiConverterOptionTypeOffsetDateTime.read(from: &buf), payment: try FfiConverterTypeMerchantPayment.read(from: &buf)
+        )
+        
+        case 3: return .bookedNotPaid(status: try FfiConverterTypeMerchantPaymentStatus.read(from: &buf), payment: try FfiConverterTypeMerchantPayment.read(from: &buf)
+        )
+        
+        case 4: return .mismatch(field: try FfiConverterTypeMismatchField.read(from: &buf), expected: try FfiConverterString.read(from: &buf), actual: try FfiConverterString.read(from: &buf), payment: try FfiConverterTypeMerchantPayment.read(from: &buf)
+        )
+        
+        case 5: return .underReview(payment: try FfiConverterTypeMerchantPayment.read(from: &buf)
+        )
+        
+        case 6: return .unknownStatus(status: try FfiConverterString.read(from: &buf), payment: try FfiConverterTypeMerchantPayment.read(from: &buf)
+        )
+        
+        case 7: return .missingAtService
+        
+        case 8: return .ambiguous(orderNos: try FfiConverterSequenceString.read(from: &buf)
+        )
+        
+        case 9: return .lookupFailed(error: try FfiConverterTypeReconcileLookupError.read(from: &buf)
+        )
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ReconcileFinding, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .inAgreement:
+            writeInt(&buf, Int32(1))
+        
+        
+        case let .paidNotBooked(eventId,statusVersion,occurredAt,payment):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(eventId, into: &buf)
+            FfiConverterOptionInt64.write(statusVersion, into: &buf)
+            FfiConverterOptionTypeOffsetDateTime.write(occurredAt, into: &buf)
+            FfiConverterTypeMerchantPayment.write(payment, into: &buf)
+            
+        
+        case let .bookedNotPaid(status,payment):
+            writeInt(&buf, Int32(3))
+            FfiConverterTypeMerchantPaymentStatus.write(status, into: &buf)
+            FfiConverterTypeMerchantPayment.write(payment, into: &buf)
+            
+        
+        case let .mismatch(field,expected,actual,payment):
+            writeInt(&buf, Int32(4))
+            FfiConverterTypeMismatchField.write(field, into: &buf)
+            FfiConverterString.write(expected, into: &buf)
+            FfiConverterString.write(actual, into: &buf)
+            FfiConverterTypeMerchantPayment.write(payment, into: &buf)
+            
+        
+        case let .underReview(payment):
+            writeInt(&buf, Int32(5))
+            FfiConverterTypeMerchantPayment.write(payment, into: &buf)
+            
+        
+        case let .unknownStatus(status,payment):
+            writeInt(&buf, Int32(6))
+            FfiConverterString.write(status, into: &buf)
+            FfiConverterTypeMerchantPayment.write(payment, into: &buf)
+            
+        
+        case .missingAtService:
+            writeInt(&buf, Int32(7))
+        
+        
+        case let .ambiguous(orderNos):
+            writeInt(&buf, Int32(8))
+            FfiConverterSequenceString.write(orderNos, into: &buf)
+            
+        
+        case let .lookupFailed(error):
+            writeInt(&buf, Int32(9))
+            FfiConverterTypeReconcileLookupError.write(error, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileFinding_lift(_ buf: RustBuffer) throws -> ReconcileFinding {
+    return try FfiConverterTypeReconcileFinding.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReconcileFinding_lower(_ value: ReconcileFinding) -> RustBuffer {
+    return FfiConverterTypeReconcileFinding.lower(value)
+}
+
+
+
+/**
  * Every failure of the SDK. Kotlin: `StorefrontException.Api`, `.Transport`, ...; each case
  * keeps the service's details as fields, and none carries a secret or token.
  */
@@ -6924,17 +8153,27 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
     )
     /**
      * HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
-     * failure to retry: keep the original payment and check it later.
+     * failure to retry: keep the original payment and check it later by `lookup.orderNo`
+     * (catalog: `paymentStatus`/`waitForPayment`; merchant payment: `getMerchantPayment`, or
+     * `listMerchantPayments` by `lookup.externalReference`).
      */
     case ProviderResultPending(
         /**
          * `error_description`, when given.
-         */errorDescription: String?
+         */errorDescription: String?, 
+        /**
+         * What identifies the payment (order number, external reference, channel, key).
+         */lookup: LookupKeys, 
+        /**
+         * What to do now, per the contract.
+         */advice: String
     )
     /**
      * A catalog order creation or payment start may have been processed (timeout, connection
-     * lost after sending, 5xx) and was not re-sent. Follow `advice` (check the order before
-     * trying again).
+     * lost after sending, 5xx) and was not re-sent. Follow `advice`: after `createOrder` do not
+     * order again (the contract has no order list; a repeat may create a second order), tell
+     * the buyer the order is being confirmed; after `startPayment` poll the payment status of
+     * `lookup.orderNo`.
      */
     case OutcomeUnknown(
         /**
@@ -6944,14 +8183,18 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          * What was observed (timeout, connection lost, HTTP status).
          */observed: String, 
         /**
-         * The contract's advice.
+         * What the app can do now, per the contract.
          */advice: String, 
         /**
          * HTTP status, when the service answered (5xx).
          */status: Int32?, 
         /**
          * The `error` code, when the service answered with one.
-         */code: ErrorCode?
+         */code: ErrorCode?, 
+        /**
+         * The request's identifying data (order number for a payment start; product, quantity
+         * and channel for an order creation).
+         */lookup: LookupKeys
     )
     /**
      * Transport failure (connect, timeout, TLS, connection lost, oversized body).
@@ -7040,14 +8283,6 @@ enum StorefrontError: Swift.Error, Equatable, Hashable, Foundation.LocalizedErro
          */detail: String
     )
     /**
-     * Waiting for a final payment status ran out of time.
-     */
-    case WaitTimeout(
-        /**
-         * The last catalog payment status seen (0 awaiting payment).
-         */lastStatus: Int64
-    )
-    /**
      * The host app's user-token provider failed or returned no token.
      */
     case TokenProvider(
@@ -7092,14 +8327,17 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
             retryAfterSeconds: try FfiConverterOptionInt64.read(from: &buf)
             )
         case 2: return .ProviderResultPending(
-            errorDescription: try FfiConverterOptionString.read(from: &buf)
+            errorDescription: try FfiConverterOptionString.read(from: &buf), 
+            lookup: try FfiConverterTypeLookupKeys.read(from: &buf), 
+            advice: try FfiConverterString.read(from: &buf)
             )
         case 3: return .OutcomeUnknown(
             operation: try FfiConverterString.read(from: &buf), 
             observed: try FfiConverterString.read(from: &buf), 
             advice: try FfiConverterString.read(from: &buf), 
             status: try FfiConverterOptionInt32.read(from: &buf), 
-            code: try FfiConverterOptionTypeErrorCode.read(from: &buf)
+            code: try FfiConverterOptionTypeErrorCode.read(from: &buf), 
+            lookup: try FfiConverterTypeLookupKeys.read(from: &buf)
             )
         case 4: return .Transport(
             kind: try FfiConverterTypeTransportKind.read(from: &buf), 
@@ -7131,10 +8369,7 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
         case 10: return .Config(
             detail: try FfiConverterString.read(from: &buf)
             )
-        case 11: return .WaitTimeout(
-            lastStatus: try FfiConverterInt64.read(from: &buf)
-            )
-        case 12: return .TokenProvider(
+        case 11: return .TokenProvider(
             detail: try FfiConverterString.read(from: &buf)
             )
 
@@ -7158,18 +8393,21 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
             FfiConverterOptionInt64.write(retryAfterSeconds, into: &buf)
             
         
-        case let .ProviderResultPending(errorDescription):
+        case let .ProviderResultPending(errorDescription,lookup,advice):
             writeInt(&buf, Int32(2))
             FfiConverterOptionString.write(errorDescription, into: &buf)
+            FfiConverterTypeLookupKeys.write(lookup, into: &buf)
+            FfiConverterString.write(advice, into: &buf)
             
         
-        case let .OutcomeUnknown(operation,observed,advice,status,code):
+        case let .OutcomeUnknown(operation,observed,advice,status,code,lookup):
             writeInt(&buf, Int32(3))
             FfiConverterString.write(operation, into: &buf)
             FfiConverterString.write(observed, into: &buf)
             FfiConverterString.write(advice, into: &buf)
             FfiConverterOptionInt32.write(status, into: &buf)
             FfiConverterOptionTypeErrorCode.write(code, into: &buf)
+            FfiConverterTypeLookupKeys.write(lookup, into: &buf)
             
         
         case let .Transport(kind,detail):
@@ -7216,13 +8454,8 @@ public struct FfiConverterTypeStorefrontError: FfiConverterRustBuffer {
             FfiConverterString.write(detail, into: &buf)
             
         
-        case let .WaitTimeout(lastStatus):
-            writeInt(&buf, Int32(11))
-            FfiConverterInt64.write(lastStatus, into: &buf)
-            
-        
         case let .TokenProvider(detail):
-            writeInt(&buf, Int32(12))
+            writeInt(&buf, Int32(11))
             FfiConverterString.write(detail, into: &buf)
             
         }
@@ -7950,6 +9183,102 @@ fileprivate struct FfiConverterOptionTypeRateLimits: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeReconcileCursor: FfiConverterRustBuffer {
+    typealias SwiftType = ReconcileCursor?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeReconcileCursor.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeReconcileCursor.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeReconcileLookupError: FfiConverterRustBuffer {
+    typealias SwiftType = ReconcileLookupError?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeReconcileLookupError.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeReconcileLookupError.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeReconcileReport: FfiConverterRustBuffer {
+    typealias SwiftType = ReconcileReport?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeReconcileReport.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeReconcileReport.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterOptionTypeReconcileWindow: FfiConverterRustBuffer {
+    typealias SwiftType = ReconcileWindow?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeReconcileWindow.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeReconcileWindow.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeRetryPolicy: FfiConverterRustBuffer {
     typealias SwiftType = RetryPolicy?
 
@@ -8210,6 +9539,31 @@ fileprivate struct FfiConverterSequenceTypeDeliveryRecord: FfiConverterRustBuffe
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeDeliveryRecord.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeLocalRecord: FfiConverterRustBuffer {
+    typealias SwiftType = [LocalRecord]
+
+    public static func write(_ value: [LocalRecord], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeLocalRecord.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [LocalRecord] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [LocalRecord]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeLocalRecord.read(from: &buf))
         }
         return seq
     }
@@ -8719,6 +10073,20 @@ public func formatFixedPoint8(raw: Int64, decimals: Int32)throws  -> String  {
 })
 }
 /**
+ * Formats `amount_minor` for a person: decimal text at `currency_decimals` and the currency,
+ * `1999`, `"USD"`, 2 → `"19.99 USD"` (the core's `Money` display; exact, no floating point).
+ */
+public func formatMoney(amountMinor: Int64, currency: String, currencyDecimals: Int32)throws  -> String  {
+    return try  FfiConverterString.lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_format_money(
+        FfiConverterInt64.lower(amountMinor),
+        FfiConverterString.lower(currency),
+        FfiConverterInt32.lower(currencyDecimals),uniffiCallStatus
+    )
+})
+}
+/**
  * Parses a decimal amount (`"12.50"`) at the currency precision into `amount_minor` (`1250`),
  * exactly: more fractional digits than `currency_decimals`, zero, negative or above
  * 9007199254740991 is a `Validation` error.
@@ -8834,6 +10202,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_func_format_fixed_point8() != 44014) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_func_format_money() != 30702) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_storefront_checksum_func_parse_amount_minor() != 4539) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8891,6 +10262,9 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_client_user_session_with_provider() != 47616) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_method_client_reconcile_run() != 23665) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_storefront_checksum_method_usersession_create_order() != 30107) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -8918,13 +10292,16 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_usersession_userinfo() != 58913) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_method_usersession_wait_for_payment() != 4601) {
+    if (uniffi_storefront_checksum_method_usersession_wait_for_payment() != 53906) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_productcursor_next() != 55681) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_logsink_log() != 20042) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_reconcilerun_next() != 4931) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_secret_byte_len() != 65496) {

@@ -747,6 +747,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_func_format_fixed_point8(
     ): Int
+    external fun uniffi_storefront_checksum_func_format_money(
+    ): Int
     external fun uniffi_storefront_checksum_func_parse_amount_minor(
     ): Int
     external fun uniffi_storefront_checksum_func_parse_fixed_point8(
@@ -785,6 +787,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_method_client_user_session_with_provider(
     ): Int
+    external fun uniffi_storefront_checksum_method_client_reconcile_run(
+    ): Int
     external fun uniffi_storefront_checksum_method_usersession_create_order(
     ): Int
     external fun uniffi_storefront_checksum_method_usersession_get_order(
@@ -808,6 +812,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_storefront_checksum_method_productcursor_next(
     ): Int
     external fun uniffi_storefront_checksum_method_logsink_log(
+    ): Int
+    external fun uniffi_storefront_checksum_method_reconcilerun_next(
     ): Int
     external fun uniffi_storefront_checksum_method_secret_byte_len(
     ): Int
@@ -883,6 +889,8 @@ internal object UniffiLib {
     ): Long
     external fun uniffi_storefront_fn_method_client_user_session_with_provider(`ptr`: Long,`provider`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
+    external fun uniffi_storefront_fn_method_client_reconcile_run(`ptr`: Long,`records`: RustBuffer.ByValue,`options`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
     external fun uniffi_storefront_fn_clone_usersession(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_storefront_fn_free_usersession(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -921,6 +929,12 @@ internal object UniffiLib {
     ): Unit
     external fun uniffi_storefront_fn_method_logsink_log(`ptr`: Long,`record`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
+    external fun uniffi_storefront_fn_clone_reconcilerun(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_reconcilerun(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_method_reconcilerun_next(`ptr`: Long,
+    ): Long
     external fun uniffi_storefront_fn_clone_secret(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_storefront_fn_free_secret(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
@@ -984,6 +998,8 @@ internal object UniffiLib {
     external fun uniffi_storefront_fn_func_format_amount_minor(`amountMinor`: Long,`currencyDecimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_format_fixed_point8(`raw`: Long,`decimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_func_format_money(`amountMinor`: Long,`currency`: RustBuffer.ByValue,`currencyDecimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_parse_amount_minor(`text`: RustBuffer.ByValue,`currencyDecimals`: Int,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1143,6 +1159,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_func_format_fixed_point8() and 0xFFFF) != 44014) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_storefront_checksum_func_format_money() and 0xFFFF) != 30702) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_storefront_checksum_func_parse_amount_minor() and 0xFFFF) != 4539) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1200,6 +1219,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_client_user_session_with_provider() and 0xFFFF) != 47616) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_storefront_checksum_method_client_reconcile_run() and 0xFFFF) != 23665) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_storefront_checksum_method_usersession_create_order() and 0xFFFF) != 30107) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1227,13 +1249,16 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_usersession_userinfo() and 0xFFFF) != 58913) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_method_usersession_wait_for_payment() and 0xFFFF) != 4601) {
+    if ((lib.uniffi_storefront_checksum_method_usersession_wait_for_payment() and 0xFFFF) != 53906) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_productcursor_next() and 0xFFFF) != 55681) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_logsink_log() and 0xFFFF) != 20042) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_reconcilerun_next() and 0xFFFF) != 4931) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_secret_byte_len() and 0xFFFF) != 65496) {
@@ -1928,6 +1953,14 @@ public interface ClientInterface {
      */
     fun `userSessionWithProvider`(`provider`: UserTokenProvider): UserSession
     
+    /**
+     * Starts a reconciliation run of `records` (Kotlin: use `client.reconcile(records,
+     * options)`, a `Flow`). Nothing is sent until `next()`. Fails with `Validation` on a
+     * negative amount or version, a `limit` outside 1 to 100, or a cursor that does not fit
+     * the records.
+     */
+    fun `reconcileRun`(`records`: List<LocalRecord>, `options`: ReconcileOptions): ReconcileRun
+    
     companion object
 }
 
@@ -2355,6 +2388,28 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         it,
         
         FfiConverterTypeUserTokenProvider.lower(`provider`),_status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Starts a reconciliation run of `records` (Kotlin: use `client.reconcile(records,
+     * options)`, a `Flow`). Nothing is sent until `next()`. Fails with `Validation` on a
+     * negative amount or version, a `limit` outside 1 to 100, or a cursor that does not fit
+     * the records.
+     */
+    @Throws(StorefrontException::class)override fun `reconcileRun`(`records`: List<LocalRecord>, `options`: ReconcileOptions): ReconcileRun {
+            return FfiConverterTypeReconcileRun.lift(
+    callWithHandle {
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_method_client_reconcile_run(
+        it,
+        
+        FfiConverterSequenceTypeLocalRecord.lower(`records`),
+        FfiConverterTypeReconcileOptions.lower(`options`),_status)
 }
     }
     )
@@ -2999,6 +3054,284 @@ public object FfiConverterTypeProductCursor: FfiConverter<ProductCursor, Long> {
     override fun allocationSize(value: ProductCursor) = 8UL
 
     override fun write(value: ProductCursor, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * One reconciliation run: `next()` gives the report of the next record, null after the last.
+ */
+public interface ReconcileRunInterface {
+    
+    /**
+     * The report of the next record (looked up now), or null when every record is done. A
+     * failed lookup is a `LookupFailed` report, not an error. Cancellation-safe (see the
+     * module documentation).
+     */
+    suspend fun `next`(): ReconcileReport?
+    
+    companion object
+}
+
+/**
+ * One reconciliation run: `next()` gives the report of the next record, null after the last.
+ */
+open class ReconcileRun: Disposable, AutoCloseable, ReconcileRunInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_reconcilerun(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_reconcilerun(handle, status)
+        }
+    }
+
+    
+    /**
+     * The report of the next record (looked up now), or null when every record is done. A
+     * failed lookup is a `LookupFailed` report, not an error. Cancellation-safe (see the
+     * module documentation).
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `next`() : ReconcileReport? {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_reconcilerun_next(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterOptionalTypeReconcileReport.lift(it) },
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReconcileRun: FfiConverter<ReconcileRun, Long> {
+    override fun lower(value: ReconcileRun): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): ReconcileRun {
+        return ReconcileRun(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): ReconcileRun {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: ReconcileRun) = 8UL
+
+    override fun write(value: ReconcileRun, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -3751,8 +4084,10 @@ public interface UserSessionInterface {
     
     /**
      * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
-     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
-     * the coroutine / task stops the polling.
+     * its `Retry-After`), then reads the order: `PaymentWaitOutcome.Final`. After `timeout_ms`
+     * without a final status gives `PaymentWaitOutcome.StillPending` (an outcome, not an
+     * error). The SDK's defaults are 2000 ms and 60000 ms (README "Defaults"). Cancelling the
+     * coroutine / task stops the polling.
      */
     suspend fun `waitForPayment`(`orderNo`: kotlin.String, `intervalMs`: kotlin.Long, `timeoutMs`: kotlin.Long): PaymentWaitOutcome
     
@@ -4090,8 +4425,10 @@ open class UserSession: Disposable, AutoCloseable, UserSessionInterface
     
     /**
      * Polls the payment status every `interval_ms` until paid or cancelled (a 429 waits for
-     * its `Retry-After`), then reads the order; `WaitTimeout` after `timeout_ms`. Cancelling
-     * the coroutine / task stops the polling.
+     * its `Retry-After`), then reads the order: `PaymentWaitOutcome.Final`. After `timeout_ms`
+     * without a final status gives `PaymentWaitOutcome.StillPending` (an outcome, not an
+     * error). The SDK's defaults are 2000 ms and 60000 ms (README "Defaults"). Cancelling the
+     * coroutine / task stops the polling.
      */
     @Throws(StorefrontException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -5056,7 +5393,8 @@ public object FfiConverterTypeCatalogOrder: FfiConverterRustBuffer<CatalogOrder>
 
 
 /**
- * Everything a `Client` needs. Optional fields left null take the SDK's defaults.
+ * Everything a `Client` needs. Optional fields left null take the SDK's defaults (the core's
+ * `Config::new`, listed in the README section "Defaults"; no binding-specific values).
  */
 data class ClientConfig (
     /**
@@ -5090,12 +5428,19 @@ data class ClientConfig (
     var `scopes`: List<kotlin.String>? = null 
     , 
     /**
-     * Timeout of one HTTP attempt in milliseconds (default 10 000).
+     * Time to establish one connection (TCP and TLS) in milliseconds (null: the SDK's
+     * default, 3 000; README "Defaults").
+     */
+    var `connectTimeoutMs`: kotlin.Long? = null 
+    , 
+    /**
+     * Timeout of one HTTP attempt in milliseconds (null: the SDK's default, 8 000).
      */
     var `attemptTimeoutMs`: kotlin.Long? = null 
     , 
     /**
-     * Deadline of one call across retries and waits in milliseconds (default 30 000).
+     * Deadline of one call across retries and waits in milliseconds (null: the SDK's default,
+     * 20 000).
      */
     var `overallDeadlineMs`: kotlin.Long? = null 
     , 
@@ -5146,6 +5491,7 @@ data class ClientConfig (
         this.`clientSecret`,
         this.`userinfoEndpoint`,
         this.`scopes`,
+        this.`connectTimeoutMs`,
         this.`attemptTimeoutMs`,
         this.`overallDeadlineMs`,
         this.`retry`,
@@ -5174,6 +5520,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalSequenceString.read(buf),
             FfiConverterOptionalLong.read(buf),
             FfiConverterOptionalLong.read(buf),
+            FfiConverterOptionalLong.read(buf),
             FfiConverterOptionalTypeRetryPolicy.read(buf),
             FfiConverterOptionalString.read(buf),
             FfiConverterOptionalString.read(buf),
@@ -5190,6 +5537,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalTypeSecret.allocationSize(value.`clientSecret`) +
             FfiConverterOptionalString.allocationSize(value.`userinfoEndpoint`) +
             FfiConverterOptionalSequenceString.allocationSize(value.`scopes`) +
+            FfiConverterOptionalLong.allocationSize(value.`connectTimeoutMs`) +
             FfiConverterOptionalLong.allocationSize(value.`attemptTimeoutMs`) +
             FfiConverterOptionalLong.allocationSize(value.`overallDeadlineMs`) +
             FfiConverterOptionalTypeRetryPolicy.allocationSize(value.`retry`) +
@@ -5207,6 +5555,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalTypeSecret.write(value.`clientSecret`, buf)
             FfiConverterOptionalString.write(value.`userinfoEndpoint`, buf)
             FfiConverterOptionalSequenceString.write(value.`scopes`, buf)
+            FfiConverterOptionalLong.write(value.`connectTimeoutMs`, buf)
             FfiConverterOptionalLong.write(value.`attemptTimeoutMs`, buf)
             FfiConverterOptionalLong.write(value.`overallDeadlineMs`, buf)
             FfiConverterOptionalTypeRetryPolicy.write(value.`retry`, buf)
@@ -5743,6 +6092,93 @@ public object FfiConverterTypeListMerchantPaymentsQuery: FfiConverterRustBuffer<
 
 
 /**
+ * The shop's own record of one business order, as booked.
+ */
+data class LocalRecord (
+    /**
+     * The business order reference sent as `external_reference`.
+     */
+    var `externalReference`: kotlin.String
+    , 
+    /**
+     * The amount the shop expects, in minor units of `currency`.
+     */
+    var `expectedAmount`: kotlin.Long
+    , 
+    /**
+     * The currency the shop expects (uppercase code).
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * The service's payment number, when stored (the most precise lookup).
+     */
+    var `orderNo`: kotlin.String? = null 
+    , 
+    /**
+     * The `test_mode` the shop expects, when it has one (compared once a channel is chosen).
+     */
+    var `testMode`: kotlin.Boolean? = null 
+    , 
+    /**
+     * The last `status_version` booked, if any (a lower service version is a mismatch).
+     */
+    var `bookedStatusVersion`: kotlin.Long? = null 
+    , 
+    /**
+     * The payment `event_id` the payment was booked under; set means "booked as paid".
+     */
+    var `bookedEventId`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeLocalRecord: FfiConverterRustBuffer<LocalRecord> {
+    override fun read(buf: ByteBuffer): LocalRecord {
+        return LocalRecord(
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalBoolean.read(buf),
+            FfiConverterOptionalLong.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: LocalRecord) = (
+            FfiConverterString.allocationSize(value.`externalReference`) +
+            FfiConverterLong.allocationSize(value.`expectedAmount`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterOptionalString.allocationSize(value.`orderNo`) +
+            FfiConverterOptionalBoolean.allocationSize(value.`testMode`) +
+            FfiConverterOptionalLong.allocationSize(value.`bookedStatusVersion`) +
+            FfiConverterOptionalString.allocationSize(value.`bookedEventId`)
+    )
+
+    override fun write(value: LocalRecord, buf: ByteBuffer) {
+            FfiConverterString.write(value.`externalReference`, buf)
+            FfiConverterLong.write(value.`expectedAmount`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterOptionalString.write(value.`orderNo`, buf)
+            FfiConverterOptionalBoolean.write(value.`testMode`, buf)
+            FfiConverterOptionalLong.write(value.`bookedStatusVersion`, buf)
+            FfiConverterOptionalString.write(value.`bookedEventId`, buf)
+    }
+}
+
+
+
+/**
  * One log record of the SDK. Never carries a secret, a token, a checkout URL or a query.
  */
 data class LogRecord (
@@ -5801,6 +6237,87 @@ public object FfiConverterTypeLogRecord: FfiConverterRustBuffer<LogRecord> {
             FfiConverterString.write(value.`target`, buf)
             FfiConverterString.write(value.`message`, buf)
             FfiConverterMapStringString.write(value.`fields`, buf)
+    }
+}
+
+
+
+/**
+ * What the app needs to look a payment or order up after an unclear answer (202
+ * `provider_result_pending`, unknown outcome): the request's identifying data. Null fields
+ * were not part of the request. None is a secret.
+ */
+data class LookupKeys (
+    /**
+     * The order or merchant-payment number.
+     */
+    var `orderNo`: kotlin.String?
+    , 
+    /**
+     * The merchant's business reference (merchant payments).
+     */
+    var `externalReference`: kotlin.String?
+    , 
+    /**
+     * The channel identifier of the request.
+     */
+    var `paymentNo`: kotlin.String?
+    , 
+    /**
+     * The idempotency key sent (merchant-payment create): retry with it, never a new one.
+     */
+    var `idempotencyKey`: kotlin.String?
+    , 
+    /**
+     * The product number of an order request.
+     */
+    var `gdNo`: kotlin.String?
+    , 
+    /**
+     * The quantity of an order request.
+     */
+    var `quantity`: kotlin.Long?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeLookupKeys: FfiConverterRustBuffer<LookupKeys> {
+    override fun read(buf: ByteBuffer): LookupKeys {
+        return LookupKeys(
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalLong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: LookupKeys) = (
+            FfiConverterOptionalString.allocationSize(value.`orderNo`) +
+            FfiConverterOptionalString.allocationSize(value.`externalReference`) +
+            FfiConverterOptionalString.allocationSize(value.`paymentNo`) +
+            FfiConverterOptionalString.allocationSize(value.`idempotencyKey`) +
+            FfiConverterOptionalString.allocationSize(value.`gdNo`) +
+            FfiConverterOptionalLong.allocationSize(value.`quantity`)
+    )
+
+    override fun write(value: LookupKeys, buf: ByteBuffer) {
+            FfiConverterOptionalString.write(value.`orderNo`, buf)
+            FfiConverterOptionalString.write(value.`externalReference`, buf)
+            FfiConverterOptionalString.write(value.`paymentNo`, buf)
+            FfiConverterOptionalString.write(value.`idempotencyKey`, buf)
+            FfiConverterOptionalString.write(value.`gdNo`, buf)
+            FfiConverterOptionalLong.write(value.`quantity`, buf)
     }
 }
 
@@ -6556,54 +7073,6 @@ public object FfiConverterTypePaymentStart: FfiConverterRustBuffer<PaymentStart>
 
 
 /**
- * What `waitForPayment` saw: the final payment status and the order read afterwards (its
- * status tells whether delivery is still processing).
- */
-data class PaymentWaitOutcome (
-    /**
-     * `Paid` or `Cancelled`.
-     */
-    var `paymentStatus`: PaymentStatus
-    , 
-    /**
-     * The order after the payment reached its final status.
-     */
-    var `order`: CatalogOrder
-    
-){
-    
-
-    
-
-    
-    companion object
-}
-
-/**
- * @suppress
- */
-public object FfiConverterTypePaymentWaitOutcome: FfiConverterRustBuffer<PaymentWaitOutcome> {
-    override fun read(buf: ByteBuffer): PaymentWaitOutcome {
-        return PaymentWaitOutcome(
-            FfiConverterTypePaymentStatus.read(buf),
-            FfiConverterTypeCatalogOrder.read(buf),
-        )
-    }
-
-    override fun allocationSize(value: PaymentWaitOutcome) = (
-            FfiConverterTypePaymentStatus.allocationSize(value.`paymentStatus`) +
-            FfiConverterTypeCatalogOrder.allocationSize(value.`order`)
-    )
-
-    override fun write(value: PaymentWaitOutcome, buf: ByteBuffer) {
-            FfiConverterTypePaymentStatus.write(value.`paymentStatus`, buf)
-            FfiConverterTypeCatalogOrder.write(value.`order`, buf)
-    }
-}
-
-
-
-/**
  * A catalog product (element of `list`). Prices are eight-decimal fixed point.
  */
 data class Product (
@@ -6948,6 +7417,337 @@ public object FfiConverterTypeRateLimits: FfiConverterRustBuffer<RateLimits> {
             FfiConverterInt.write(value.`requeuePerWindow`, buf)
             FfiConverterLong.write(value.`windowMs`, buf)
             FfiConverterLong.write(value.`marginMs`, buf)
+    }
+}
+
+
+
+/**
+ * Where a run stopped: pass it as `ReconcileOptions.cursor` to continue after that record.
+ */
+data class ReconcileCursor (
+    /**
+     * How many records are finished (the index of the next one).
+     */
+    var `nextIndex`: kotlin.Long
+    , 
+    /**
+     * The `external_reference` of the last finished record (checked on resume).
+     */
+    var `lastReference`: kotlin.String? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReconcileCursor: FfiConverterRustBuffer<ReconcileCursor> {
+    override fun read(buf: ByteBuffer): ReconcileCursor {
+        return ReconcileCursor(
+            FfiConverterLong.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ReconcileCursor) = (
+            FfiConverterLong.allocationSize(value.`nextIndex`) +
+            FfiConverterOptionalString.allocationSize(value.`lastReference`)
+    )
+
+    override fun write(value: ReconcileCursor, buf: ByteBuffer) {
+            FfiConverterLong.write(value.`nextIndex`, buf)
+            FfiConverterOptionalString.write(value.`lastReference`, buf)
+    }
+}
+
+
+
+/**
+ * Why a lookup (or a re-queue) failed: the stable parts of the error.
+ */
+data class ReconcileLookupError (
+    /**
+     * The error's category, snake_case (`api`, `transport`, `deadline_exceeded`, ...).
+     */
+    var `kind`: kotlin.String
+    , 
+    /**
+     * The service's `error` code, when it answered with one.
+     */
+    var `code`: ErrorCode?
+    , 
+    /**
+     * The HTTP status, when the service answered.
+     */
+    var `httpStatus`: kotlin.Int?
+    , 
+    /**
+     * The error's message (display text, never holds secrets: branch on kind, status, code).
+     */
+    var `message`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReconcileLookupError: FfiConverterRustBuffer<ReconcileLookupError> {
+    override fun read(buf: ByteBuffer): ReconcileLookupError {
+        return ReconcileLookupError(
+            FfiConverterString.read(buf),
+            FfiConverterOptionalTypeErrorCode.read(buf),
+            FfiConverterOptionalInt.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ReconcileLookupError) = (
+            FfiConverterString.allocationSize(value.`kind`) +
+            FfiConverterOptionalTypeErrorCode.allocationSize(value.`code`) +
+            FfiConverterOptionalInt.allocationSize(value.`httpStatus`) +
+            FfiConverterString.allocationSize(value.`message`)
+    )
+
+    override fun write(value: ReconcileLookupError, buf: ByteBuffer) {
+            FfiConverterString.write(value.`kind`, buf)
+            FfiConverterOptionalTypeErrorCode.write(value.`code`, buf)
+            FfiConverterOptionalInt.write(value.`httpStatus`, buf)
+            FfiConverterString.write(value.`message`, buf)
+    }
+}
+
+
+
+/**
+ * Options of a reconciliation run.
+ */
+data class ReconcileOptions (
+    /**
+     * Re-queue `failed` notification deliveries of payments found paid but not booked
+     * (re-queue budget, 30 per minute).
+     */
+    var `requeueFailed`: kotlin.Boolean = false 
+    , 
+    /**
+     * Keep only payments whose `expires_at` is in this window (lookups by reference).
+     */
+    var `window`: ReconcileWindow? = null 
+    , 
+    /**
+     * `limit` of the filtered list and of the delivery-record list: 1 to 100.
+     */
+    var `limit`: kotlin.Int = 100 
+    , 
+    /**
+     * Resume after the record this cursor names (the `cursor` of the last report received).
+     */
+    var `cursor`: ReconcileCursor? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReconcileOptions: FfiConverterRustBuffer<ReconcileOptions> {
+    override fun read(buf: ByteBuffer): ReconcileOptions {
+        return ReconcileOptions(
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalTypeReconcileWindow.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterOptionalTypeReconcileCursor.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ReconcileOptions) = (
+            FfiConverterBoolean.allocationSize(value.`requeueFailed`) +
+            FfiConverterOptionalTypeReconcileWindow.allocationSize(value.`window`) +
+            FfiConverterInt.allocationSize(value.`limit`) +
+            FfiConverterOptionalTypeReconcileCursor.allocationSize(value.`cursor`)
+    )
+
+    override fun write(value: ReconcileOptions, buf: ByteBuffer) {
+            FfiConverterBoolean.write(value.`requeueFailed`, buf)
+            FfiConverterOptionalTypeReconcileWindow.write(value.`window`, buf)
+            FfiConverterInt.write(value.`limit`, buf)
+            FfiConverterOptionalTypeReconcileCursor.write(value.`cursor`, buf)
+    }
+}
+
+
+
+/**
+ * The result for one record.
+ */
+data class ReconcileReport (
+    /**
+     * The record's `external_reference`.
+     */
+    var `record`: kotlin.String
+    , 
+    /**
+     * The record's position in the list given.
+     */
+    var `index`: kotlin.Long
+    , 
+    /**
+     * The payment number the finding is about, when one payment was found.
+     */
+    var `orderNo`: kotlin.String?
+    , 
+    /**
+     * What was found.
+     */
+    var `finding`: ReconcileFinding
+    , 
+    /**
+     * The service's `status_version` of that payment, when one was found.
+     */
+    var `serviceStatusVersion`: kotlin.Long?
+    , 
+    /**
+     * Failed notification deliveries re-queued for this payment (`requeue_failed` only).
+     */
+    var `requeued`: kotlin.Int
+    , 
+    /**
+     * Why listing or re-queuing deliveries failed, if it did.
+     */
+    var `requeueError`: ReconcileLookupError?
+    , 
+    /**
+     * The cursor to resume after this record.
+     */
+    var `cursor`: ReconcileCursor
+    
+): Disposable{
+    
+
+    
+
+    
+    @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
+    override fun destroy() {
+        
+    Disposable.destroy(
+        this.`record`,
+        this.`index`,
+        this.`orderNo`,
+        this.`finding`,
+        this.`serviceStatusVersion`,
+        this.`requeued`,
+        this.`requeueError`,
+        this.`cursor`
+    )
+    }
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReconcileReport: FfiConverterRustBuffer<ReconcileReport> {
+    override fun read(buf: ByteBuffer): ReconcileReport {
+        return ReconcileReport(
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterTypeReconcileFinding.read(buf),
+            FfiConverterOptionalLong.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterOptionalTypeReconcileLookupError.read(buf),
+            FfiConverterTypeReconcileCursor.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ReconcileReport) = (
+            FfiConverterString.allocationSize(value.`record`) +
+            FfiConverterLong.allocationSize(value.`index`) +
+            FfiConverterOptionalString.allocationSize(value.`orderNo`) +
+            FfiConverterTypeReconcileFinding.allocationSize(value.`finding`) +
+            FfiConverterOptionalLong.allocationSize(value.`serviceStatusVersion`) +
+            FfiConverterInt.allocationSize(value.`requeued`) +
+            FfiConverterOptionalTypeReconcileLookupError.allocationSize(value.`requeueError`) +
+            FfiConverterTypeReconcileCursor.allocationSize(value.`cursor`)
+    )
+
+    override fun write(value: ReconcileReport, buf: ByteBuffer) {
+            FfiConverterString.write(value.`record`, buf)
+            FfiConverterLong.write(value.`index`, buf)
+            FfiConverterOptionalString.write(value.`orderNo`, buf)
+            FfiConverterTypeReconcileFinding.write(value.`finding`, buf)
+            FfiConverterOptionalLong.write(value.`serviceStatusVersion`, buf)
+            FfiConverterInt.write(value.`requeued`, buf)
+            FfiConverterOptionalTypeReconcileLookupError.write(value.`requeueError`, buf)
+            FfiConverterTypeReconcileCursor.write(value.`cursor`, buf)
+    }
+}
+
+
+
+/**
+ * Bounds on `expires_at` kept by lookups by reference (both ends inclusive).
+ */
+data class ReconcileWindow (
+    /**
+     * Earliest `expires_at` kept.
+     */
+    var `from`: OffsetDateTime? = null 
+    , 
+    /**
+     * Latest `expires_at` kept.
+     */
+    var `to`: OffsetDateTime? = null 
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReconcileWindow: FfiConverterRustBuffer<ReconcileWindow> {
+    override fun read(buf: ByteBuffer): ReconcileWindow {
+        return ReconcileWindow(
+            FfiConverterOptionalTypeOffsetDateTime.read(buf),
+            FfiConverterOptionalTypeOffsetDateTime.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: ReconcileWindow) = (
+            FfiConverterOptionalTypeOffsetDateTime.allocationSize(value.`from`) +
+            FfiConverterOptionalTypeOffsetDateTime.allocationSize(value.`to`)
+    )
+
+    override fun write(value: ReconcileWindow, buf: ByteBuffer) {
+            FfiConverterOptionalTypeOffsetDateTime.write(value.`from`, buf)
+            FfiConverterOptionalTypeOffsetDateTime.write(value.`to`, buf)
     }
 }
 
@@ -8301,6 +9101,65 @@ public object FfiConverterTypeMerchantPaymentStatus : FfiConverterRustBuffer<Mer
 
 
 /**
+ * The field a `Mismatch` finding is about.
+ */
+
+enum class MismatchField {
+    
+    /**
+     * The payment found by order number carries another `external_reference`.
+     */
+    EXTERNAL_REFERENCE,
+    /**
+     * `amount_minor` differs from the expected amount.
+     */
+    AMOUNT,
+    /**
+     * `currency` differs.
+     */
+    CURRENCY,
+    /**
+     * `test_mode` differs (compared only once a channel is chosen).
+     */
+    TEST_MODE,
+    /**
+     * The booked `status_version` is higher than the service's.
+     */
+    STATUS_VERSION,
+    /**
+     * The payment is `paid` under another `event_id` than the one booked.
+     */
+    EVENT_ID;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeMismatchField: FfiConverterRustBuffer<MismatchField> {
+    override fun read(buf: ByteBuffer) = try {
+        MismatchField.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: MismatchField) = 4UL
+
+    override fun write(value: MismatchField, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+/**
  * Every operation of the contract (the endpoint index plus the token request).
  */
 
@@ -8785,6 +9644,534 @@ public object FfiConverterTypePaymentStatus : FfiConverterRustBuffer<PaymentStat
 
 
 
+/**
+ * What `waitForPayment` saw: a final payment status with the order read afterwards, or
+ * "still pending after `waitedMs`" (an outcome to show, not an error; check again later).
+ */
+sealed class PaymentWaitOutcome {
+    
+    /**
+     * `Paid` or `Cancelled` was seen; the order was read afterwards (its status tells whether
+     * delivery is still processing).
+     */
+    data class Final(
+        /**
+         * `Paid` or `Cancelled`.
+         */
+        val `paymentStatus`: dev.storefront.PaymentStatus, 
+        /**
+         * The order after the payment reached its final status.
+         */
+        val `order`: CatalogOrder) : PaymentWaitOutcome()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * No final status within the timeout: the payment is still open.
+     */
+    data class StillPending(
+        /**
+         * The last status the service answered (`AwaitingPayment` when none was seen).
+         */
+        val `lastStatus`: dev.storefront.PaymentStatus, 
+        /**
+         * How long the wait polled, in milliseconds.
+         */
+        val `waitedMs`: kotlin.Long, 
+        /**
+         * Whether the last poll failed with an error that may heal (transport, 408, 429, 5xx,
+         * 202) rather than answering a status.
+         */
+        val `lastPollFailed`: kotlin.Boolean) : PaymentWaitOutcome()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypePaymentWaitOutcome : FfiConverterRustBuffer<PaymentWaitOutcome>{
+    override fun read(buf: ByteBuffer): PaymentWaitOutcome {
+        return when(buf.getInt()) {
+            1 -> PaymentWaitOutcome.Final(
+                FfiConverterTypePaymentStatus.read(buf),
+                FfiConverterTypeCatalogOrder.read(buf),
+                )
+            2 -> PaymentWaitOutcome.StillPending(
+                FfiConverterTypePaymentStatus.read(buf),
+                FfiConverterLong.read(buf),
+                FfiConverterBoolean.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: PaymentWaitOutcome): ULong = when(value) {
+        is PaymentWaitOutcome.Final -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterTypePaymentStatus.allocationSize(value.`paymentStatus`)
+                + FfiConverterTypeCatalogOrder.allocationSize(value.`order`)
+            )
+        }
+        is PaymentWaitOutcome.StillPending -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterTypePaymentStatus.allocationSize(value.`lastStatus`)
+                + FfiConverterLong.allocationSize(value.`waitedMs`)
+                + FfiConverterBoolean.allocationSize(value.`lastPollFailed`)
+            )
+        }
+    }
+
+    override fun write(value: PaymentWaitOutcome, buf: ByteBuffer) {
+        when(value) {
+            is PaymentWaitOutcome.Final -> {
+                buf.putInt(1)
+                FfiConverterTypePaymentStatus.write(value.`paymentStatus`, buf)
+                FfiConverterTypeCatalogOrder.write(value.`order`, buf)
+                Unit
+            }
+            is PaymentWaitOutcome.StillPending -> {
+                buf.putInt(2)
+                FfiConverterTypePaymentStatus.write(value.`lastStatus`, buf)
+                FfiConverterLong.write(value.`waitedMs`, buf)
+                FfiConverterBoolean.write(value.`lastPollFailed`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * What the reconciler found for one record.
+ */
+sealed class ReconcileFinding: Disposable  {
+    
+    /**
+     * The shop's record and the service agree; nothing to do.
+     */
+    object InAgreement : ReconcileFinding()
+    
+    
+    /**
+     * Paid at the service, not booked here: book it once, under `event_id`.
+     */
+    data class PaidNotBooked(
+        /**
+         * The stable payment event number to book by.
+         */
+        val `eventId`: kotlin.String, 
+        /**
+         * The payment's `status_version` (null if the answer lacked it).
+         */
+        val `statusVersion`: kotlin.Long?, 
+        /**
+         * Payment confirmation time.
+         */
+        val `occurredAt`: dev.storefront.OffsetDateTime?, 
+        /**
+         * The payment as queried.
+         */
+        val `payment`: dev.storefront.MerchantPayment) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * Booked here as paid, but not (any more) paid at the service: `refunded` or `chargeback`
+     * (reversed), `review`, `expired` or `pending`.
+     */
+    data class BookedNotPaid(
+        /**
+         * The service's status.
+         */
+        val `status`: dev.storefront.MerchantPaymentStatus, 
+        /**
+         * The payment as queried.
+         */
+        val `payment`: dev.storefront.MerchantPayment) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A field differs from the shop's record; do not book, investigate.
+     */
+    data class Mismatch(
+        /**
+         * Which field.
+         */
+        val `field`: dev.storefront.MismatchField, 
+        /**
+         * The shop's value, as text.
+         */
+        val `expected`: kotlin.String, 
+        /**
+         * The service's value, as text.
+         */
+        val `actual`: kotlin.String, 
+        /**
+         * The payment as queried.
+         */
+        val `payment`: dev.storefront.MerchantPayment) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * `review`, nothing booked: needs verification by the platform; never paid, never failed.
+     */
+    data class UnderReview(
+        /**
+         * The payment as queried.
+         */
+        val `payment`: dev.storefront.MerchantPayment) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * A status the contract does not list: needs verification, never paid.
+     */
+    data class UnknownStatus(
+        /**
+         * The status as sent.
+         */
+        val `status`: kotlin.String, 
+        /**
+         * The payment as queried.
+         */
+        val `payment`: dev.storefront.MerchantPayment) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The service has no payment for this record (or none within the window).
+     */
+    object MissingAtService : ReconcileFinding()
+    
+    
+    /**
+     * No order number here and several payments carry the reference (newest first).
+     */
+    data class Ambiguous(
+        /**
+         * Their payment numbers.
+         */
+        val `orderNos`: List<kotlin.String>) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
+    /**
+     * The lookup failed; the record is unreconciled this run.
+     */
+    data class LookupFailed(
+        /**
+         * The failure.
+         */
+        val `error`: dev.storefront.ReconcileLookupError) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
+
+    
+    @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
+    override fun destroy() {
+        when(this) {
+            is ReconcileFinding.InAgreement -> {// Nothing to destroy
+            }
+            is ReconcileFinding.PaidNotBooked -> {
+                
+    Disposable.destroy(
+        this.`eventId`,
+        this.`statusVersion`,
+        this.`occurredAt`,
+        this.`payment`
+    )
+                
+            }
+            is ReconcileFinding.BookedNotPaid -> {
+                
+    Disposable.destroy(
+        this.`status`,
+        this.`payment`
+    )
+                
+            }
+            is ReconcileFinding.Mismatch -> {
+                
+    Disposable.destroy(
+        this.`field`,
+        this.`expected`,
+        this.`actual`,
+        this.`payment`
+    )
+                
+            }
+            is ReconcileFinding.UnderReview -> {
+                
+    Disposable.destroy(
+        this.`payment`
+    )
+                
+            }
+            is ReconcileFinding.UnknownStatus -> {
+                
+    Disposable.destroy(
+        this.`status`,
+        this.`payment`
+    )
+                
+            }
+            is ReconcileFinding.MissingAtService -> {// Nothing to destroy
+            }
+            is ReconcileFinding.Ambiguous -> {
+                
+    Disposable.destroy(
+        this.`orderNos`
+    )
+                
+            }
+            is ReconcileFinding.LookupFailed -> {
+                
+    Disposable.destroy(
+        this.`error`
+    )
+                
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+    
+
+    
+    
+
+
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReconcileFinding : FfiConverterRustBuffer<ReconcileFinding>{
+    override fun read(buf: ByteBuffer): ReconcileFinding {
+        return when(buf.getInt()) {
+            1 -> ReconcileFinding.InAgreement
+            2 -> ReconcileFinding.PaidNotBooked(
+                FfiConverterString.read(buf),
+                FfiConverterOptionalLong.read(buf),
+                FfiConverterOptionalTypeOffsetDateTime.read(buf),
+                FfiConverterTypeMerchantPayment.read(buf),
+                )
+            3 -> ReconcileFinding.BookedNotPaid(
+                FfiConverterTypeMerchantPaymentStatus.read(buf),
+                FfiConverterTypeMerchantPayment.read(buf),
+                )
+            4 -> ReconcileFinding.Mismatch(
+                FfiConverterTypeMismatchField.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterString.read(buf),
+                FfiConverterTypeMerchantPayment.read(buf),
+                )
+            5 -> ReconcileFinding.UnderReview(
+                FfiConverterTypeMerchantPayment.read(buf),
+                )
+            6 -> ReconcileFinding.UnknownStatus(
+                FfiConverterString.read(buf),
+                FfiConverterTypeMerchantPayment.read(buf),
+                )
+            7 -> ReconcileFinding.MissingAtService
+            8 -> ReconcileFinding.Ambiguous(
+                FfiConverterSequenceString.read(buf),
+                )
+            9 -> ReconcileFinding.LookupFailed(
+                FfiConverterTypeReconcileLookupError.read(buf),
+                )
+            else -> throw RuntimeException("invalid enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: ReconcileFinding): ULong = when(value) {
+        is ReconcileFinding.InAgreement -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ReconcileFinding.PaidNotBooked -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`eventId`)
+                + FfiConverterOptionalLong.allocationSize(value.`statusVersion`)
+                + FfiConverterOptionalTypeOffsetDateTime.allocationSize(value.`occurredAt`)
+                + FfiConverterTypeMerchantPayment.allocationSize(value.`payment`)
+            )
+        }
+        is ReconcileFinding.BookedNotPaid -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`)
+                + FfiConverterTypeMerchantPayment.allocationSize(value.`payment`)
+            )
+        }
+        is ReconcileFinding.Mismatch -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterTypeMismatchField.allocationSize(value.`field`)
+                + FfiConverterString.allocationSize(value.`expected`)
+                + FfiConverterString.allocationSize(value.`actual`)
+                + FfiConverterTypeMerchantPayment.allocationSize(value.`payment`)
+            )
+        }
+        is ReconcileFinding.UnderReview -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterTypeMerchantPayment.allocationSize(value.`payment`)
+            )
+        }
+        is ReconcileFinding.UnknownStatus -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`status`)
+                + FfiConverterTypeMerchantPayment.allocationSize(value.`payment`)
+            )
+        }
+        is ReconcileFinding.MissingAtService -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+            )
+        }
+        is ReconcileFinding.Ambiguous -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterSequenceString.allocationSize(value.`orderNos`)
+            )
+        }
+        is ReconcileFinding.LookupFailed -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterTypeReconcileLookupError.allocationSize(value.`error`)
+            )
+        }
+    }
+
+    override fun write(value: ReconcileFinding, buf: ByteBuffer) {
+        when(value) {
+            is ReconcileFinding.InAgreement -> {
+                buf.putInt(1)
+                Unit
+            }
+            is ReconcileFinding.PaidNotBooked -> {
+                buf.putInt(2)
+                FfiConverterString.write(value.`eventId`, buf)
+                FfiConverterOptionalLong.write(value.`statusVersion`, buf)
+                FfiConverterOptionalTypeOffsetDateTime.write(value.`occurredAt`, buf)
+                FfiConverterTypeMerchantPayment.write(value.`payment`, buf)
+                Unit
+            }
+            is ReconcileFinding.BookedNotPaid -> {
+                buf.putInt(3)
+                FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
+                FfiConverterTypeMerchantPayment.write(value.`payment`, buf)
+                Unit
+            }
+            is ReconcileFinding.Mismatch -> {
+                buf.putInt(4)
+                FfiConverterTypeMismatchField.write(value.`field`, buf)
+                FfiConverterString.write(value.`expected`, buf)
+                FfiConverterString.write(value.`actual`, buf)
+                FfiConverterTypeMerchantPayment.write(value.`payment`, buf)
+                Unit
+            }
+            is ReconcileFinding.UnderReview -> {
+                buf.putInt(5)
+                FfiConverterTypeMerchantPayment.write(value.`payment`, buf)
+                Unit
+            }
+            is ReconcileFinding.UnknownStatus -> {
+                buf.putInt(6)
+                FfiConverterString.write(value.`status`, buf)
+                FfiConverterTypeMerchantPayment.write(value.`payment`, buf)
+                Unit
+            }
+            is ReconcileFinding.MissingAtService -> {
+                buf.putInt(7)
+                Unit
+            }
+            is ReconcileFinding.Ambiguous -> {
+                buf.putInt(8)
+                FfiConverterSequenceString.write(value.`orderNos`, buf)
+                Unit
+            }
+            is ReconcileFinding.LookupFailed -> {
+                buf.putInt(9)
+                FfiConverterTypeReconcileLookupError.write(value.`error`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
 
 
 /**
@@ -8830,23 +10217,37 @@ sealed class StorefrontException: kotlin.Exception() {
     
     /**
      * HTTP 202 `provider_result_pending`: the channel result is unclear. Not success and not a
-     * failure to retry: keep the original payment and check it later.
+     * failure to retry: keep the original payment and check it later by `lookup.orderNo`
+     * (catalog: `paymentStatus`/`waitForPayment`; merchant payment: `getMerchantPayment`, or
+     * `listMerchantPayments` by `lookup.externalReference`).
      */
     class ProviderResultPending(
         
         /**
          * `error_description`, when given.
          */
-        val `errorDescription`: kotlin.String?
+        val `errorDescription`: kotlin.String?, 
+        
+        /**
+         * What identifies the payment (order number, external reference, channel, key).
+         */
+        val `lookup`: LookupKeys, 
+        
+        /**
+         * What to do now, per the contract.
+         */
+        val `advice`: kotlin.String
         ) : StorefrontException() {
         override val message
-            get() = "errorDescription=${ `errorDescription` }"
+            get() = "errorDescription=${ `errorDescription` }, lookup=${ `lookup` }, advice=${ `advice` }"
     }
     
     /**
      * A catalog order creation or payment start may have been processed (timeout, connection
-     * lost after sending, 5xx) and was not re-sent. Follow `advice` (check the order before
-     * trying again).
+     * lost after sending, 5xx) and was not re-sent. Follow `advice`: after `createOrder` do not
+     * order again (the contract has no order list; a repeat may create a second order), tell
+     * the buyer the order is being confirmed; after `startPayment` poll the payment status of
+     * `lookup.orderNo`.
      */
     class OutcomeUnknown(
         
@@ -8861,7 +10262,7 @@ sealed class StorefrontException: kotlin.Exception() {
         val `observed`: kotlin.String, 
         
         /**
-         * The contract's advice.
+         * What the app can do now, per the contract.
          */
         val `advice`: kotlin.String, 
         
@@ -8873,10 +10274,16 @@ sealed class StorefrontException: kotlin.Exception() {
         /**
          * The `error` code, when the service answered with one.
          */
-        val `code`: ErrorCode?
+        val `code`: ErrorCode?, 
+        
+        /**
+         * The request's identifying data (order number for a payment start; product, quantity
+         * and channel for an order creation).
+         */
+        val `lookup`: LookupKeys
         ) : StorefrontException() {
         override val message
-            get() = "operation=${ `operation` }, observed=${ `observed` }, advice=${ `advice` }, status=${ `status` }, code=${ `code` }"
+            get() = "operation=${ `operation` }, observed=${ `observed` }, advice=${ `advice` }, status=${ `status` }, code=${ `code` }, lookup=${ `lookup` }"
     }
     
     /**
@@ -9026,20 +10433,6 @@ sealed class StorefrontException: kotlin.Exception() {
     }
     
     /**
-     * Waiting for a final payment status ran out of time.
-     */
-    class WaitTimeout(
-        
-        /**
-         * The last catalog payment status seen (0 awaiting payment).
-         */
-        val `lastStatus`: kotlin.Long
-        ) : StorefrontException() {
-        override val message
-            get() = "lastStatus=${ `lastStatus` }"
-    }
-    
-    /**
      * The host app's user-token provider failed or returned no token.
      */
     class TokenProvider(
@@ -9081,6 +10474,8 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 )
             2 -> StorefrontException.ProviderResultPending(
                 FfiConverterOptionalString.read(buf),
+                FfiConverterTypeLookupKeys.read(buf),
+                FfiConverterString.read(buf),
                 )
             3 -> StorefrontException.OutcomeUnknown(
                 FfiConverterString.read(buf),
@@ -9088,6 +10483,7 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 FfiConverterString.read(buf),
                 FfiConverterOptionalInt.read(buf),
                 FfiConverterOptionalTypeErrorCode.read(buf),
+                FfiConverterTypeLookupKeys.read(buf),
                 )
             4 -> StorefrontException.Transport(
                 FfiConverterTypeTransportKind.read(buf),
@@ -9119,10 +10515,7 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
             10 -> StorefrontException.Config(
                 FfiConverterString.read(buf),
                 )
-            11 -> StorefrontException.WaitTimeout(
-                FfiConverterLong.read(buf),
-                )
-            12 -> StorefrontException.TokenProvider(
+            11 -> StorefrontException.TokenProvider(
                 FfiConverterString.read(buf),
                 )
             else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
@@ -9144,6 +10537,8 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
                 + FfiConverterOptionalString.allocationSize(value.`errorDescription`)
+                + FfiConverterTypeLookupKeys.allocationSize(value.`lookup`)
+                + FfiConverterString.allocationSize(value.`advice`)
             )
             is StorefrontException.OutcomeUnknown -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -9153,6 +10548,7 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 + FfiConverterString.allocationSize(value.`advice`)
                 + FfiConverterOptionalInt.allocationSize(value.`status`)
                 + FfiConverterOptionalTypeErrorCode.allocationSize(value.`code`)
+                + FfiConverterTypeLookupKeys.allocationSize(value.`lookup`)
             )
             is StorefrontException.Transport -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
@@ -9198,11 +10594,6 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 4UL
                 + FfiConverterString.allocationSize(value.`detail`)
             )
-            is StorefrontException.WaitTimeout -> (
-                // Add the size for the Int that specifies the variant plus the size needed for all fields
-                4UL
-                + FfiConverterLong.allocationSize(value.`lastStatus`)
-            )
             is StorefrontException.TokenProvider -> (
                 // Add the size for the Int that specifies the variant plus the size needed for all fields
                 4UL
@@ -9225,6 +10616,8 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
             is StorefrontException.ProviderResultPending -> {
                 buf.putInt(2)
                 FfiConverterOptionalString.write(value.`errorDescription`, buf)
+                FfiConverterTypeLookupKeys.write(value.`lookup`, buf)
+                FfiConverterString.write(value.`advice`, buf)
                 Unit
             }
             is StorefrontException.OutcomeUnknown -> {
@@ -9234,6 +10627,7 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 FfiConverterString.write(value.`advice`, buf)
                 FfiConverterOptionalInt.write(value.`status`, buf)
                 FfiConverterOptionalTypeErrorCode.write(value.`code`, buf)
+                FfiConverterTypeLookupKeys.write(value.`lookup`, buf)
                 Unit
             }
             is StorefrontException.Transport -> {
@@ -9280,13 +10674,8 @@ public object FfiConverterTypeStorefrontError : FfiConverterRustBuffer<Storefron
                 FfiConverterString.write(value.`detail`, buf)
                 Unit
             }
-            is StorefrontException.WaitTimeout -> {
-                buf.putInt(11)
-                FfiConverterLong.write(value.`lastStatus`, buf)
-                Unit
-            }
             is StorefrontException.TokenProvider -> {
-                buf.putInt(12)
+                buf.putInt(11)
                 FfiConverterString.write(value.`detail`, buf)
                 Unit
             }
@@ -10046,6 +11435,134 @@ public object FfiConverterOptionalTypeRateLimits: FfiConverterRustBuffer<RateLim
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeReconcileCursor: FfiConverterRustBuffer<ReconcileCursor?> {
+    override fun read(buf: ByteBuffer): ReconcileCursor? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeReconcileCursor.read(buf)
+    }
+
+    override fun allocationSize(value: ReconcileCursor?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeReconcileCursor.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ReconcileCursor?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeReconcileCursor.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeReconcileLookupError: FfiConverterRustBuffer<ReconcileLookupError?> {
+    override fun read(buf: ByteBuffer): ReconcileLookupError? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeReconcileLookupError.read(buf)
+    }
+
+    override fun allocationSize(value: ReconcileLookupError?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeReconcileLookupError.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ReconcileLookupError?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeReconcileLookupError.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeReconcileReport: FfiConverterRustBuffer<ReconcileReport?> {
+    override fun read(buf: ByteBuffer): ReconcileReport? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeReconcileReport.read(buf)
+    }
+
+    override fun allocationSize(value: ReconcileReport?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeReconcileReport.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ReconcileReport?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeReconcileReport.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterOptionalTypeReconcileWindow: FfiConverterRustBuffer<ReconcileWindow?> {
+    override fun read(buf: ByteBuffer): ReconcileWindow? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeReconcileWindow.read(buf)
+    }
+
+    override fun allocationSize(value: ReconcileWindow?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeReconcileWindow.allocationSize(value)
+        }
+    }
+
+    override fun write(value: ReconcileWindow?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeReconcileWindow.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeRetryPolicy: FfiConverterRustBuffer<RetryPolicy?> {
     override fun read(buf: ByteBuffer): RetryPolicy? {
         if (buf.get().toInt() == 0) {
@@ -10372,6 +11889,34 @@ public object FfiConverterSequenceTypeDeliveryRecord: FfiConverterRustBuffer<Lis
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeDeliveryRecord.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeLocalRecord: FfiConverterRustBuffer<List<LocalRecord>> {
+    override fun read(buf: ByteBuffer): List<LocalRecord> {
+        val len = buf.getInt()
+        return List<LocalRecord>(len) {
+            FfiConverterTypeLocalRecord.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<LocalRecord>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeLocalRecord.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<LocalRecord>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeLocalRecord.write(it, buf)
         }
     }
 }
@@ -10812,6 +12357,24 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
         
         FfiConverterLong.lower(`raw`),
         FfiConverterInt.lower(`decimals`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * Formats `amount_minor` for a person: decimal text at `currency_decimals` and the currency,
+         * `1999`, `"USD"`, 2 → `"19.99 USD"` (the core's `Money` display; exact, no floating point).
+         */
+    @Throws(StorefrontException::class) fun `formatMoney`(`amountMinor`: kotlin.Long, `currency`: kotlin.String, `currencyDecimals`: kotlin.Int): kotlin.String {
+            return FfiConverterString.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_format_money(
+    
+        
+        FfiConverterLong.lower(`amountMinor`),
+        FfiConverterString.lower(`currency`),
+        FfiConverterInt.lower(`currencyDecimals`),_status)
 }
     )
     }
