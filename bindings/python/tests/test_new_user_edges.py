@@ -71,6 +71,28 @@ def test_the_key_exists_before_sending_and_a_lost_answer_is_retried_to_one_payme
         assert [p["order_no"] for p in payments_of(client, reference)] == [retried["order_no"]]
 
 
+def test_a_timed_out_create_is_retried_with_the_key_from_the_exception(sandbox):
+    """The literal case of the contract: the service processed the create but answered after
+    the attempt timeout. The timeout exception names the key; the retry with it is the same
+    payment."""
+    reference = f"py-key-timeout-{uuid.uuid4()}"
+    request = storefront.CreateMerchantPayment(external_reference=reference, amount_minor=4200, currency="USD")
+    sandbox.fault("POST", CREATE, after_handler=True, latency_ms=3000)
+    config = sandbox.config(retry={"max_attempts": 1}, attempt_timeout_ms=300)
+    with storefront.Client(config) as client:
+        with pytest.raises((storefront.RequestTimeoutError, storefront.DeadlineExceededError)) as timed_out:
+            client.create_merchant_payment(request)
+        assert timed_out.value.idempotency_key == request.idempotency_key
+    with storefront.Client(sandbox.config()) as client:
+        retried = client.create_merchant_payment(
+            storefront.CreateMerchantPayment(
+                external_reference=reference, amount_minor=4200, currency="USD",
+                idempotency_key=timed_out.value.idempotency_key,
+            )
+        )
+        assert [p["order_no"] for p in payments_of(client, reference)] == [retried["order_no"]]
+
+
 def test_a_dict_request_gets_its_key_before_sending_and_the_5xx_carries_it(sandbox):
     """A plain dict without a key is given one before sending, so a 5xx after the service
     processed it still tells the app which key to retry with; the retry is the same payment."""
