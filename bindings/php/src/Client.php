@@ -98,6 +98,18 @@ final class Client
         return Library::callJson($function, $this->handle, ...$args);
     }
 
+    /**
+     * @internal used by Reconciler: the call's result string as returned (JSON lines)
+     * @param mixed ...$args
+     */
+    public function callText(string $function, ...$args): string
+    {
+        if ($this->handle === null) {
+            throw new \LogicException('the client is closed');
+        }
+        return Library::callString($function, $this->handle, ...$args);
+    }
+
     /** A session for calls on behalf of the user whose authorized access token this is. */
     public function user(string $token): UserSession
     {
@@ -222,6 +234,25 @@ final class Client
     public function requeueNotification(string $orderNo, string $eventId): bool
     {
         return (bool) $this->call('sf_notification_requeue', $orderNo, $eventId)['accepted'];
+    }
+
+    /**
+     * The reconciler: one ReconcileReport per record of the shop's own bookings, in order,
+     * looked up as the generator is consumed (see ReconcileReport for the findings). A record
+     * is ['external_reference', 'expected_amount' (minor units), 'currency', 'order_no'?,
+     * 'test_mode'?, 'booked_status_version'?, 'booked_event_id'? (set = booked as paid)].
+     * Options: 'requeue_failed' (re-queue failed notification deliveries of payments found
+     * paid but not booked), 'window' (['from'?, 'to'?], RFC 3339 bounds on expires_at),
+     * 'limit' (1 to 100, default 100), 'cursor' (the last report's cursor, to resume). Unknown
+     * keys are a ValidationException naming them, raised by this call.
+     *
+     * @param list<array<string, mixed>> $records
+     * @param array<string, mixed> $options
+     * @return \Generator<int, ReconcileReport>
+     */
+    public function reconcile(array $records, array $options = []): \Generator
+    {
+        return Reconciler::run($this, $records, $options);
     }
 
     /**

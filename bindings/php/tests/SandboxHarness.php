@@ -37,6 +37,14 @@ final class SandboxHarness
         return self::$instance;
     }
 
+    /** A sandbox of the caller alone (a test that moves the clock by hours), stopped at exit. */
+    public static function own(): self
+    {
+        $own = new self();
+        register_shutdown_function([$own, 'stop']);
+        return $own;
+    }
+
     private function __construct()
     {
         $repo = dirname(__DIR__, 3);

@@ -53,6 +53,13 @@ from .inputs import (
 )
 from .models import PaymentStatus, ResultDict
 from .money import AmountError, from_minor, to_minor
+from .reconcile import (
+    LocalRecord,
+    ReconcileCursor,
+    ReconcileOptions,
+    ReconcileReport,
+    ReconcileWindow,
+)
 from .webhook import (
     WebhookVerifier,
     check_expectation,
@@ -87,6 +94,7 @@ __all__ = [
     "InvalidJsonError",
     "InvalidUtf8Error",
     "ListMerchantPaymentsQuery",
+    "LocalRecord",
     "NullArgumentError",
     "OtherIpuField",
     "OtherIpuForm",
@@ -96,6 +104,10 @@ __all__ = [
     "ProductQuery",
     "ProviderResultPendingError",
     "RateLimits",
+    "ReconcileCursor",
+    "ReconcileOptions",
+    "ReconcileReport",
+    "ReconcileWindow",
     "RequestTimeoutError",
     "ResponseMismatchError",
     "ResultDict",

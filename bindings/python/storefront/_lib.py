@@ -77,6 +77,7 @@ SIGNATURES = {
     "sf_merchant_payments_list": ([c_void_p, c_char_p, _p, _p], c_result),
     "sf_notification_records_list": ([c_void_p, c_char_p, c_uint32, _p, _p], c_result),
     "sf_notification_requeue": ([c_void_p, c_char_p, c_char_p, _p, _p], c_result),
+    "sf_reconcile": ([c_void_p, c_char_p, c_uint32, _p, _p], c_result),
     "sf_webhook_verifier_new": ([c_char_p, _p, _p], c_result),
     "sf_webhook_verifier_free": ([c_void_p], None),
     "sf_webhook_verify": (
@@ -119,6 +120,7 @@ OPTIONAL = frozenset(
         "sf_log_set_callback",
         "sf_log_buffer_enable",
         "sf_log_drain",
+        "sf_reconcile",
     }
 )
 

@@ -41,7 +41,10 @@ from .models import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Sequence
+
     from .aio import AsyncClient
+    from .reconcile import OptionsLike, ReconcileReport, RecordLike
 
 
 class Client:
@@ -193,6 +196,19 @@ class Client:
         return bool(
             self._call("sf_notification_requeue", encode(order_no), encode(event_id))["accepted"]
         )
+
+    def reconcile(
+        self, records: "Sequence[RecordLike]", options: "Optional[OptionsLike]" = None
+    ) -> "Iterator[ReconcileReport]":
+        """The reconciler: one :class:`storefront.reconcile.ReconcileReport` per record of the
+        shop's own bookings (:class:`storefront.LocalRecord` or dicts of its fields), in order,
+        looked up as the iterator is consumed; ``options`` is a
+        :class:`storefront.ReconcileOptions` (``requeue_failed``, ``window``, ``limit``,
+        ``cursor`` to resume after the last report received). Arguments are checked now; see
+        :mod:`storefront.reconcile`."""
+        from .reconcile import reconcile
+
+        return reconcile(self, records, options)
 
 
 class UserSession:

@@ -38,6 +38,7 @@ mod io;
 mod log;
 mod money;
 mod other_ipu;
+mod reconcile;
 mod result;
 mod strict;
 mod webhook;

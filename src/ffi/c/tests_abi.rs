@@ -286,6 +286,12 @@ fn exports() -> Vec<Export> {
             |a, e| unsafe { sf_notification_requeue(p(a[0]), p(a[1]), p(a[2]), m(a[3]), e) },
         ),
         ex(
+            "sf_reconcile",
+            &[Client, Json, Out],
+            &[r#"{"records":[]}"#],
+            |a, e| unsafe { super::reconcile::sf_reconcile(p(a[0]), p(a[1]), 2, m(a[2]), e) },
+        ),
+        ex(
             "sf_webhook_verifier_new",
             &[Json, Out],
             &[r#"["s1"]"#],

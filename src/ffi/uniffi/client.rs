@@ -44,6 +44,13 @@ pub struct Client {
     inner: CoreClient,
 }
 
+impl Client {
+    /// The core client, for exports of other modules (`reconcile`).
+    pub(super) fn core(&self) -> &CoreClient {
+        &self.inner
+    }
+}
+
 #[uniffi::export(async_runtime = "tokio")]
 impl Client {
     /// Checks the configuration and builds the HTTP client. On Android without `root_ca_pem`,

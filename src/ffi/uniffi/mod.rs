@@ -20,6 +20,7 @@ mod lint;
 mod logging;
 mod money;
 mod operation;
+mod reconcile;
 mod secret;
 mod token;
 mod types;
