@@ -123,7 +123,7 @@ function catalog_demo(array $ready, Client $client): void
     $start = $alice->startPayment($orderNo, 'ch_platform_coin');
     echo "order $orderNo payment started at {$start['redirect']}\n";
     $outcome = $alice->waitForPayment($orderNo, 200, 30000);
-    check($outcome['payment_status'] === 1, 'the order is paid');
+    check($outcome['outcome'] === 'final' && $outcome['payment_status'] === 1, 'the order is paid');
     echo "order paid; order status {$outcome['order']['status']}\n";
 }
 

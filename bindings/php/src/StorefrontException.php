@@ -44,7 +44,6 @@ class StorefrontException extends \RuntimeException
         401 => WrongTokenSubjectException::class,
         402 => ResponseMismatchException::class,
         403 => ConfigException::class,
-        404 => WaitTimeoutException::class,
         405 => ExpectationMismatchException::class,
         406 => TokenProviderException::class,
         407 => CancelledException::class,
@@ -123,6 +122,28 @@ class StorefrontException extends \RuntimeException
     public function withIdempotencyKey(string $key): self
     {
         return new static(['idempotency_key' => $key] + $this->detail);
+    }
+
+    /**
+     * For an unclear answer (ProviderResultPendingException, OutcomeUnknownException): what the
+     * app can do now, per the contract; null otherwise.
+     */
+    public function advice(): ?string
+    {
+        return $this->detail['advice'] ?? null;
+    }
+
+    /**
+     * For an unclear answer: the request's identifying data to look the payment or order up
+     * (`order_no`, `external_reference`, `payment_no`, `idempotency_key`, `gd_no`, `quantity`;
+     * absent keys omitted); null otherwise.
+     *
+     * @return array<string, string|int>|null
+     */
+    public function lookup(): ?array
+    {
+        $lookup = $this->detail['lookup'] ?? null;
+        return is_array($lookup) ? $lookup : null;
     }
 
     /** Retry-After in milliseconds, or null when the service did not ask to wait. */

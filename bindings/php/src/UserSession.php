@@ -99,13 +99,15 @@ final class UserSession
 
     /**
      * Polls until paid (1) or cancelled (2), honouring Retry-After, then reads the order:
-     * ['payment_status' => int, 'order' => [...]]. Throws WaitTimeoutException.
+     * ['outcome' => 'final', 'payment_status' => int, 'order' => [...]]; after $timeoutMs without
+     * a final status returns ['outcome' => 'still_pending', 'last_status' => int, 'waited_ms' =>
+     * int, 'last_poll_failed' => bool] (an outcome, not an exception).
      *
      * $intervalMs and $timeoutMs are non-negative ints (never floats or numeric strings).
      *
      * @param int $intervalMs
      * @param int $timeoutMs
-     * @return array{payment_status: int, order: array<string, mixed>}
+     * @return array<string, mixed>
      */
     public function waitForPayment(string $orderNo, $intervalMs, $timeoutMs): array
     {

@@ -58,6 +58,17 @@ final class CatalogFlowTest extends TestCase
         $this->assertSame(1, $this->alice->waitForPayment($orderNo, 50, 10000)['payment_status']);
     }
 
+    /** Issue 12 item 3: no final status within the timeout is the outcome "still pending". */
+    public function testWaitReportsStillPendingAsAnOutcome(): void
+    {
+        $orderNo = $this->alice->createOrder(S::PRODUCT_BEANS, 1, S::CHANNEL_CARD_USD);
+        $outcome = $this->alice->waitForPayment($orderNo, 20, 200);
+        $this->assertSame('still_pending', $outcome['outcome']);
+        $this->assertSame(0, $outcome['last_status']);
+        $this->assertFalse($outcome['last_poll_failed']);
+        $this->assertArrayNotHasKey('order', $outcome);
+    }
+
     /** Contract: other_ipu keys are the key part of other_ipu_cnf, never labels. */
     public function testOtherIpuUsesKeysNotLabels(): void
     {

@@ -69,8 +69,33 @@ final class ErrorsTest extends TestCase
     {
         $alice = (new Client(S::get()->config()))->user(S::get()->userToken('alice'));
         S::get()->fault('POST', '/openapi/v1/orders', ['status' => 500, 'body' => ['error' => 'server_error'], 'times' => 3]);
-        $this->expectException(Storefront\OutcomeUnknownException::class);
-        $alice->createOrder(S::PRODUCT_BEANS, 1, S::CHANNEL_PLATFORM_COIN);
+        try {
+            $alice->createOrder(S::PRODUCT_BEANS, 1, S::CHANNEL_PLATFORM_COIN);
+            $this->fail('no exception');
+        } catch (Storefront\OutcomeUnknownException $e) {
+            // Issue 12 item 3: no order number exists; the request and the advice are carried.
+            $this->assertEquals(
+                ['gd_no' => S::PRODUCT_BEANS, 'quantity' => 1, 'payment_no' => S::CHANNEL_PLATFORM_COIN],
+                $e->lookup()
+            );
+            $this->assertNotEmpty($e->advice());
+        }
+    }
+
+    /** Issue 12 item 3: a 202 on payment start names the order to check the payment with. */
+    public function testProviderResultPendingOnPaymentStartCarriesTheOrderNumber(): void
+    {
+        $alice = (new Client(S::get()->config()))->user(S::get()->userToken('alice'));
+        $orderNo = $alice->createOrder(S::PRODUCT_BEANS, 1, S::CHANNEL_CARD_USD);
+        S::get()->fault('POST', "/openapi/v1/orders/{$orderNo}/payment", ['status' => 202, 'body' => ['error' => 'provider_result_pending']]);
+        try {
+            $alice->startPayment($orderNo, S::CHANNEL_CARD_USD);
+            $this->fail('no exception');
+        } catch (Storefront\ProviderResultPendingException $e) {
+            $this->assertSame(['order_no' => $orderNo, 'payment_no' => S::CHANNEL_CARD_USD], $e->lookup());
+            $this->assertNotEmpty($e->advice());
+            $this->assertSame(0, $alice->paymentStatus($e->lookup()['order_no']));
+        }
     }
 
     /** Contract: HTTP 202 provider_result_pending is not success. */
