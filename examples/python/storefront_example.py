@@ -85,7 +85,7 @@ def catalog_demo(ready: dict, client: storefront.Client) -> None:
     start = alice.start_payment(order_no, "ch_platform_coin")
     print("order", order_no, "payment started at", start["redirect"])
     outcome = alice.wait_for_payment(order_no, interval_ms=200, timeout_ms=30_000)
-    check(outcome["payment_status"] == 1, "the order is paid")
+    check(outcome["outcome"] == "final" and outcome["payment_status"] == 1, "the order is paid")
     print("order paid; order status", outcome["order"]["status"])
 
 

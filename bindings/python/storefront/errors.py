@@ -31,6 +31,13 @@ class StorefrontError(Exception):
     field: Optional[str]
     #: ``Retry-After`` in milliseconds, when the service asked to wait.
     retry_after_ms: Optional[int]
+    #: For an unclear answer (:class:`ProviderResultPendingError`, :class:`OutcomeUnknownError`):
+    #: what the app can do now, per the contract; otherwise ``None``.
+    advice: Optional[str]
+    #: For an unclear answer: the request's identifying data to look the payment or order up
+    #: (``order_no``, ``external_reference``, ``payment_no``, ``idempotency_key``, ``gd_no``,
+    #: ``quantity``; absent keys omitted); otherwise ``None``.
+    lookup: Optional[Dict[str, Any]]
     #: The idempotency key sent, on a failure of a merchant-payment creation (None otherwise):
     #: after a timeout, a 202 or an unknown outcome, retry with it and the same parameters.
     idempotency_key: Optional[str] = None
@@ -44,6 +51,8 @@ class StorefrontError(Exception):
         self.error_description = detail.get("error_description")
         self.field = detail.get("field")
         self.retry_after_ms = detail.get("retry_after_ms")
+        self.advice = detail.get("advice")
+        self.lookup = detail.get("lookup")
         super().__init__(self.message)
 
     def __repr__(self) -> str:
@@ -92,12 +101,15 @@ class ApiError(StorefrontError):
 
 class ProviderResultPendingError(StorefrontError):
     """HTTP 202 ``provider_result_pending``: not success and not a failure to retry blindly;
-    keep the original payment and check it."""
+    keep the original payment and check it by ``lookup["order_no"]`` (or
+    ``lookup["external_reference"]`` for a merchant payment)."""
 
 
 class OutcomeUnknownError(StorefrontError):
     """A catalog order creation or payment start may have been processed; it was not re-sent.
-    Read the order or payment status before trying again."""
+    Follow ``advice``: after an order creation do not order again (the contract has no order
+    list; ``lookup`` holds the request: ``gd_no``, ``quantity``, ``payment_no``); after a payment
+    start poll the payment status of ``lookup["order_no"]``."""
 
 
 class WrongTokenSubjectError(StorefrontError):
@@ -127,10 +139,6 @@ class DecodeError(StorefrontError):
 
 class ResponseMismatchError(StorefrontError):
     """The service's answer contradicts the request (amount, currency or precision)."""
-
-
-class WaitTimeoutError(StorefrontError):
-    """No final payment status was seen within the wait timeout."""
 
 
 class WebhookError(StorefrontError):
@@ -211,7 +219,6 @@ RESULT_CLASSES: Dict[int, Type[StorefrontError]] = {
     401: WrongTokenSubjectError,
     402: ResponseMismatchError,
     403: ConfigError,
-    404: WaitTimeoutError,
     405: ExpectationMismatchError,
     406: TokenProviderError,
     407: CallCancelledError,

@@ -8,7 +8,7 @@ payments and notifications, ``YYYY-MM-DD HH:mm:ss`` without zone for catalog ord
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 if sys.version_info >= (3, 8):
     from typing import TypedDict
@@ -192,10 +192,28 @@ class PaymentStart(TypedDict):
     expire_time: int
 
 
-class PaymentWaitOutcome(TypedDict):
+class PaymentWaitFinal(TypedDict):
+    #: ``"final"``.
+    outcome: str
     #: 1 paid or 2 cancelled (the payment numbering, not the order's).
     payment_status: int
     order: CatalogOrder
+
+
+class PaymentWaitStillPending(TypedDict):
+    #: ``"still_pending"``: no final status within the timeout; an outcome, not an error.
+    outcome: str
+    #: The last status answered (0 awaiting payment when none was seen).
+    last_status: int
+    #: How long the wait polled.
+    waited_ms: int
+    #: Whether the last poll failed with an error that may heal (transport, 408, 429, 5xx, 202).
+    last_poll_failed: bool
+
+
+#: What ``wait_for_payment`` saw: branch on ``outcome["outcome"]`` (``"final"`` or
+#: ``"still_pending"``).
+PaymentWaitOutcome = Union[PaymentWaitFinal, PaymentWaitStillPending]
 
 
 class PaymentChannel(TypedDict):

@@ -82,8 +82,13 @@ def test_other_ipu_keys_come_from_the_configuration_not_labels(client, alice):
     assert alice.order(order_no)["gd_no"] == PRODUCT_GIFT_CARD
 
 
-def test_wait_times_out_with_its_own_error(alice):
-    """Contract: poll with an overall timeout; no final status within it is a distinct error."""
+def test_wait_reports_still_pending_as_an_outcome(alice):
+    """Contract: poll with an overall timeout; no final status within it is the outcome
+    "still pending" (issue 12 item 3), not an exception."""
     order_no = alice.create_order(PRODUCT_BEANS, 1, CHANNEL_CARD_USD)
-    with pytest.raises(storefront.WaitTimeoutError):
-        alice.wait_for_payment(order_no, interval_ms=20, timeout_ms=60)
+    outcome = alice.wait_for_payment(order_no, interval_ms=20, timeout_ms=200)
+    assert outcome["outcome"] == "still_pending"
+    assert outcome["last_status"] == 0
+    assert outcome["last_poll_failed"] is False
+    assert isinstance(outcome["waited_ms"], int) and outcome["waited_ms"] > 0
+    assert "order" not in outcome

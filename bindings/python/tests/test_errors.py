@@ -11,7 +11,7 @@ import pytest
 import storefront
 from storefront import _lib
 from storefront._call import call_json
-from sandbox_harness import CHANNEL_PLATFORM_COIN, MERCHANT_NO, PRODUCT_BEANS, Sandbox
+from sandbox_harness import CHANNEL_CARD_USD, CHANNEL_PLATFORM_COIN, MERCHANT_NO, PRODUCT_BEANS, Sandbox
 
 
 def test_unknown_payment_is_a_404_api_error(client):
@@ -78,6 +78,29 @@ def test_catalog_order_with_unclear_outcome_is_not_resent(sandbox, alice):
         alice.create_order(PRODUCT_BEANS, 1, CHANNEL_PLATFORM_COIN)
     assert error.value.http_status == 500
     assert order_posts() == before + 1
+    # Issue 12 item 3: no order number exists; the request and followable advice are carried.
+    assert error.value.lookup == {
+        "gd_no": PRODUCT_BEANS,
+        "quantity": 1,
+        "payment_no": CHANNEL_PLATFORM_COIN,
+    }
+    assert error.value.advice
+
+
+def test_provider_result_pending_on_payment_start_carries_the_order_number(sandbox, alice):
+    """Issue 12 item 3: a 202 on payment start names the order to check the payment with."""
+    order_no = alice.create_order(PRODUCT_BEANS, 1, CHANNEL_CARD_USD)
+    sandbox.fault(
+        "POST",
+        f"/openapi/v1/orders/{order_no}/payment",
+        status=202,
+        body={"error": "provider_result_pending"},
+    )
+    with pytest.raises(storefront.ProviderResultPendingError) as error:
+        alice.start_payment(order_no, CHANNEL_CARD_USD)
+    assert error.value.lookup == {"order_no": order_no, "payment_no": CHANNEL_CARD_USD}
+    assert error.value.advice
+    assert alice.payment_status(error.value.lookup["order_no"]) == 0
 
 
 def test_provider_result_pending_is_its_own_outcome(sandbox, client):
@@ -93,6 +116,8 @@ def test_provider_result_pending_is_its_own_outcome(sandbox, client):
             {"external_reference": f"py-202-{uuid.uuid4()}", "amount_minor": 100, "currency": "USD"}
         )
     assert error.value.http_status == 202
+    assert error.value.lookup["external_reference"].startswith("py-202-")
+    assert error.value.lookup["idempotency_key"]
 
 
 def test_plain_http_to_a_remote_host_is_refused(sandbox):
