@@ -69,3 +69,9 @@ fun Client.products(query: ProductQuery = ProductQuery()): Flow<Product> = flow 
 fun UserSession.products(query: ProductQuery = ProductQuery()): Flow<Product> = flow {
     productCursor(query).use { cursor -> while (true) emit(cursor.next() ?: break) }
 }
+
+/**
+ * The amount for a person: `amountMinor` at `currencyDecimals` with the currency, `"12.50 USD"`
+ * (the core's `Money` display, exact; `amountMinor` itself stays the wire integer).
+ */
+fun MerchantPayment.money(): String = formatMoney(amountMinor, currency, currencyDecimals)

@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Assertions.assertNotNull
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
+import org.json.JSONObject
 
 /** Catalog flow over real HTTP against the sandbox: products, order, payment start, wait for paid. */
 class CatalogFlowTest {
@@ -50,21 +51,42 @@ class CatalogFlowTest {
         val (status, body) = Sandbox.control("POST", "/catalog/trades/${start.tradeNo}/pay")
         assertTrue(status in 200..299, body)
         val outcome = waiting.await()
+        assertTrue(outcome is PaymentWaitOutcome.Final, "$outcome")
+        outcome as PaymentWaitOutcome.Final
         assertEquals(PaymentStatus.Paid, outcome.paymentStatus)
         assertEquals(orderNo, outcome.order.orderNo)
         assertTrue(outcome.order.status == OrderStatus.PaidProcessing || outcome.order.status == OrderStatus.Completed, "${outcome.order.status}")
         assertNotNull(outcome.order.createdAt)
+        // Issue 12 item 3: the expiry prints as RFC 3339 in UTC.
+        assertTrue(start.expireTime.toString().matches(Regex("""\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d)?Z""")), start.expireTime.toString())
     }
 
     @Test
-    fun `waitForPayment gives WaitTimeout when the payment stays unpaid`(): Unit = runBlocking {
+    fun `waitForPayment reports StillPending as an outcome when the payment stays unpaid`(): Unit = runBlocking {
         val session = client.userSession(Secret(Sandbox.userToken()))
         val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1, paymentNo = Sandbox.CHANNEL_CARD_USD))
         session.startPayment(orderNo, Sandbox.CHANNEL_CARD_USD)
-        val e = assertThrows<StorefrontException.WaitTimeout> {
-            runBlocking { session.waitForPayment(orderNo, 20, 100) }
+        val outcome = session.waitForPayment(orderNo, 20, 300)
+        assertTrue(outcome is PaymentWaitOutcome.StillPending, "$outcome")
+        outcome as PaymentWaitOutcome.StillPending
+        assertEquals(PaymentStatus.AwaitingPayment, outcome.lastStatus)
+        assertEquals(false, outcome.lastPollFailed)
+        assertTrue(outcome.waitedMs > 0, "$outcome")
+    }
+
+    @Test
+    fun `202 on payment start carries the order number to look the payment up`(): Unit = runBlocking {
+        val session = client.userSession(Secret(Sandbox.userToken()))
+        val orderNo = session.createOrder(CreateOrderRequest(gdNo = Sandbox.PRODUCT_BEANS, quantity = 1, paymentNo = Sandbox.CHANNEL_CARD_USD))
+        Sandbox.fault("POST", "${Sandbox.apiPrefix}/openapi/v1/orders/$orderNo/payment", 202, JSONObject().put("error", "provider_result_pending"))
+        val e = assertThrows<StorefrontException.ProviderResultPending> {
+            runBlocking { session.startPayment(orderNo, Sandbox.CHANNEL_CARD_USD) }
         }
-        assertEquals(0L, e.lastStatus)
+        assertEquals(orderNo, e.lookup.orderNo)
+        assertEquals(Sandbox.CHANNEL_CARD_USD, e.lookup.paymentNo)
+        assertTrue(e.advice.isNotEmpty())
+        // The number really finds the payment.
+        assertEquals(PaymentStatus.AwaitingPayment, session.paymentStatus(e.lookup.orderNo!!))
     }
 
     @Test

@@ -4,6 +4,7 @@ import kotlinx.coroutines.runBlocking
 import org.json.JSONObject
 import org.junit.jupiter.api.AfterEach
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.assertThrows
 
@@ -73,6 +74,12 @@ class ErrorMappingTest {
             runBlocking { session.createOrder(CreateOrderRequest(Sandbox.PRODUCT_BEANS, 1, Sandbox.CHANNEL_PLATFORM_COIN)) }
         }
         assertEquals(500, e.status)
+        // Issue 12 item 3: the request is carried (no order number exists) with advice to follow.
+        assertEquals(Sandbox.PRODUCT_BEANS, e.lookup.gdNo)
+        assertEquals(1L, e.lookup.quantity)
+        assertEquals(Sandbox.CHANNEL_PLATFORM_COIN, e.lookup.paymentNo)
+        assertEquals(null, e.lookup.orderNo)
+        assertTrue(e.advice.isNotEmpty())
         val posts = Sandbox.requests().let { all ->
             (0 until all.length()).map { all.getJSONObject(it) }
                 .count { it.getString("method") == "POST" && it.getString("path") == "${Sandbox.apiPrefix}/openapi/v1/orders" }

@@ -45,6 +45,10 @@ class SecretsAndMoneyTest {
         assertEquals(12_5000_0000L, parseFixedPoint8("12.5"))
         assertEquals("12.50", formatFixedPoint8(12_5000_0000L, 2))
         assertThrows<StorefrontException.Validation> { formatFixedPoint8(12_3456_7890L, 2) }
+        // Issue 12 item 3: an amount for a person, with its currency.
+        assertEquals("19.99 USD", formatMoney(1999, "USD", 2))
+        assertEquals("1999 JPY", formatMoney(1999, "JPY", 0))
+        assertThrows<StorefrontException.Validation> { formatMoney(1999, "USD", 19) }
     }
 }
 

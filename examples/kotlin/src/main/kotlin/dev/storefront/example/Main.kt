@@ -77,6 +77,9 @@ fun main(args: Array<String>) = runBlocking {
         control(origin, "/catalog/trades/${start.tradeNo}/pay", "{}")
     }
     val outcome = session.waitForPayment(orderNo, intervalMs = 200, timeoutMs = 30_000)
-    println("8. payment ${outcome.paymentStatus}; order status ${outcome.order.status}")
+    when (outcome) {
+        is PaymentWaitOutcome.Final -> println("8. payment ${outcome.paymentStatus}; order status ${outcome.order.status}")
+        is PaymentWaitOutcome.StillPending -> println("8. payment still pending after ${outcome.waitedMs} ms; check again later")
+    }
     println("example finished: both flows done")
 }
