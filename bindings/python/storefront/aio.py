@@ -14,7 +14,7 @@ propagates once it has. Usable from FastAPI, Starlette, aiohttp or any asyncio c
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, List, Mapping, Optional, Union
 
 from ._call import encode, run_async, to_json
 from .client import (
@@ -51,6 +51,11 @@ from .models import (
     ProductPage,
     typed_payment,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from typing import Sequence
+
+    from .reconcile import OptionsLike, ReconcileReport, RecordLike
 
 __all__ = ["AsyncClient", "AsyncUserSession"]
 
@@ -107,6 +112,16 @@ class AsyncClient:
             lambda q: self._call("sf_products_list", None, q), product_query_dict(query, fields)
         ):
             yield product
+
+    async def reconcile(
+        self, records: "Sequence[RecordLike]", options: "Optional[OptionsLike]" = None
+    ) -> "AsyncIterator[ReconcileReport]":
+        """:meth:`storefront.Client.reconcile` as an async iterator (``async for report in
+        client.reconcile(records)``); cancelling the task cancels the batch in flight."""
+        from .reconcile import areconcile
+
+        async for report in areconcile(self.client, records, options):
+            yield report
 
     async def channels(self) -> List[PaymentChannel]:
         return (await self._call("sf_channels_list"))["items"]

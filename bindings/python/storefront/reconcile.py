@@ -27,6 +27,8 @@ from dataclasses import field as _field
 from typing import (
     TYPE_CHECKING,
     Any,
+    AsyncIterator,
+    Callable,
     ClassVar,
     Dict,
     Iterator,
@@ -38,9 +40,9 @@ from typing import (
 )
 
 from . import _lib
-from ._call import call_string, from_json, run_blocking, to_json
+from ._call import call_string, from_json, run_async, run_blocking, to_json
 from .inputs import AMOUNT_MINOR_MAX, U32, U64, check_int, validation_error
-from .models import MerchantPayment
+from .models import MerchantPayment, PaymentStatus, typed_payment
 
 if TYPE_CHECKING:  # pragma: no cover
     from .client import Client
@@ -143,7 +145,7 @@ class BookedNotPaid(ReconcileFinding):
 
     name: ClassVar[str] = "booked_not_paid"
     #: ``refunded``, ``chargeback``, ``review``, ``expired`` or ``pending``.
-    status: str
+    status: PaymentStatus
     payment: MerchantPayment = _field(repr=False)
 
 
@@ -173,7 +175,8 @@ class UnknownStatus(ReconcileFinding):
     """A status the contract does not list: needs verification, never paid."""
 
     name: ClassVar[str] = "unknown_status"
-    status: str
+    #: As sent; ``status.is_paid`` is False and ``status.needs_verification`` True.
+    status: PaymentStatus
     payment: MerchantPayment = _field(repr=False)
 
 
@@ -320,6 +323,10 @@ def _error(value: Optional[Mapping[str, Any]]) -> Optional[LookupFailure]:
 
 def _finding(value: Mapping[str, Any]) -> ReconcileFinding:
     name = value["finding"]
+    if "payment" in value:
+        # The payment's status as a PaymentStatus (is_paid / needs_verification), as every
+        # merchant payment this package returns.
+        value = {**value, "payment": typed_payment(value["payment"])}
     if name == "in_agreement":
         return InAgreement()
     if name == "paid_not_booked":
@@ -330,7 +337,7 @@ def _finding(value: Mapping[str, Any]) -> ReconcileFinding:
             payment=value["payment"],
         )
     if name == "booked_not_paid":
-        return BookedNotPaid(status=value["status"], payment=value["payment"])
+        return BookedNotPaid(status=PaymentStatus(value["status"]), payment=value["payment"])
     if name == "mismatch":
         return Mismatch(
             field=value["field"],
@@ -341,7 +348,7 @@ def _finding(value: Mapping[str, Any]) -> ReconcileFinding:
     if name == "under_review":
         return UnderReview(payment=value["payment"])
     if name == "unknown_status":
-        return UnknownStatus(status=value["status"], payment=value["payment"])
+        return UnknownStatus(status=PaymentStatus(value["status"]), payment=value["payment"])
     if name == "missing_at_service":
         return MissingAtService()
     if name == "ambiguous":
@@ -368,42 +375,71 @@ def report_from_json(value: Mapping[str, Any]) -> ReconcileReport:
     )
 
 
+def prepare(records: Sequence[RecordLike], options: Optional[OptionsLike]) -> tuple:
+    """The records and options as the JSON ``sf_reconcile`` reads, checked (a
+    :class:`~storefront.ValidationError` names a bad key)."""
+    _lib.require("sf_reconcile", "the reconciler")
+    return [_record_wire(i, r) for i, r in enumerate(records)], _options_wire(options)
+
+
+def batch_work(client: "Client", records: List[Dict[str, Any]], options: Dict[str, Any]) -> Callable[[], str]:
+    """One ``sf_reconcile`` call (the next :data:`BATCH` records after ``options["cursor"]``) as
+    a function for a worker thread; it returns the JSON lines."""
+    handle = client._handle
+    request = to_json({"records": records, "options": options})
+
+    def work() -> str:
+        pointer = handle.acquire()
+        try:
+            return call_string("sf_reconcile", pointer, request, BATCH)
+        finally:
+            handle.release()
+
+    return work
+
+
+def parse_batch(lines: str) -> List[ReconcileReport]:
+    """The reports of one batch's JSON lines."""
+    return [report_from_json(from_json(line)) for line in lines.splitlines() if line]
+
+
+def after(options: Dict[str, Any], reports: List[ReconcileReport], total: int) -> Optional[Dict[str, Any]]:
+    """The options of the next batch, or None when the run is over."""
+    if not reports or reports[-1].cursor.next_index >= total:
+        return None
+    return {**options, "cursor": _cursor_wire(reports[-1].cursor)}
+
+
 def reconcile(
     client: "Client", records: Sequence[RecordLike], options: Optional[OptionsLike] = None
 ) -> Iterator[ReconcileReport]:
-    """``Client.reconcile``: checks the arguments now (raising
-    :class:`~storefront.ValidationError` naming a bad key), then returns the iterator that looks
+    """``Client.reconcile``: checks the arguments now, then returns the iterator that looks
     records up as it is consumed."""
-    _lib.require("sf_reconcile", "the reconciler")
-    wire_records = [_record_wire(i, r) for i, r in enumerate(records)]
-    wire_options = _options_wire(options)
+    wire_records, wire_options = prepare(records, options)
     return _iterate(client, wire_records, wire_options)
 
 
 def _iterate(
-    client: "Client", records: List[Dict[str, Any]], options: Dict[str, Any]
+    client: "Client", records: List[Dict[str, Any]], options: Optional[Dict[str, Any]]
 ) -> Iterator[ReconcileReport]:
-    handle = client._handle
-    while True:
-        request = to_json({"records": records, "options": options})
+    while options is not None:
+        reports = parse_batch(run_blocking(batch_work(client, records, options)))
+        yield from reports
+        options = after(options, reports, len(records))
 
-        def work(request: bytes = request) -> str:
-            pointer = handle.acquire()
-            try:
-                return call_string("sf_reconcile", pointer, request, BATCH)
-            finally:
-                handle.release()
 
-        lines = run_blocking(work)
-        reports = [report_from_json(from_json(line)) for line in lines.splitlines() if line]
-        if not reports:
-            return
+async def areconcile(
+    client: "Client", records: Sequence[RecordLike], options: Optional[OptionsLike] = None
+) -> AsyncIterator[ReconcileReport]:
+    """``AsyncClient.reconcile``: the same reports as an async iterator; each batch runs on a
+    worker thread (cancelling the task cancels the batch in the library). The arguments are
+    checked when iteration starts."""
+    wire_records, current = prepare(records, options)
+    while current is not None:
+        reports = parse_batch(await run_async(batch_work(client, wire_records, current)))
         for report in reports:
             yield report
-        last = reports[-1].cursor
-        options = {**options, "cursor": _cursor_wire(last)}
-        if last.next_index >= len(records):
-            return
+        current = after(current, reports, len(wire_records))
 
 
 __all__: Sequence[str] = (

@@ -7,6 +7,7 @@ delivered; a run stopped anywhere resumes from its cursor."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import http.server
 import json
@@ -291,6 +292,8 @@ def check(report, rec: storefront.LocalRecord, all_truth: List[Dict[str, Any]], 
     if isinstance(finding, UnknownStatus):
         # The fault's answer is the truth here.
         assert finding.status == "settled_v2", ctx
+        assert not finding.status.is_paid and finding.status.needs_verification, ctx
+        assert not finding.payment["status"].is_paid, ctx
         assert finding.payment["order_no"] == unknown_body["order_no"] == report.order_no, ctx
         assert report.service_status_version == 7, ctx
         return
@@ -364,6 +367,10 @@ def test_a_run_resumes_from_its_cursor(own_sandbox, rclient):
         "ambiguous",
         "paid_not_booked",
     ]
+    async def collect() -> list:
+        return [report async for report in rclient.aio().reconcile(records)]
+
+    assert asyncio.run(collect()) == full, "the asyncio iterator gives the same reports"
     for stop in range(len(records) + 1):
         first = []
         for report in rclient.reconcile(records):
