@@ -60,7 +60,8 @@ final class UserSession
 
     /**
      * Creates a catalog order and returns its order_no. Never re-sent by the SDK: on
-     * OutcomeUnknownException check the user's orders before ordering again.
+     * OutcomeUnknownException follow advice() (do not order again automatically; lookup()
+     * holds the request).
      *
      * @param int $quantity an int from 1 (never a float or a numeric string)
      * @param array<string, string>|null $otherIpu keys from the product's other_ipu_cnf (see Webhook::otherIpu)

@@ -247,8 +247,8 @@ class UserSession:
     ) -> str:
         """Creates a catalog order and returns its ``order_no``: ``create_order(gd_no,
         quantity, payment_no, other_ipu=None)`` or ``create_order(CreateOrder(...))``. Never
-        re-sent by the SDK: on :class:`~storefront.OutcomeUnknownError` check the user's orders
-        before ordering again."""
+        re-sent by the SDK: on :class:`~storefront.OutcomeUnknownError` follow its ``advice``
+        (do not order again automatically; ``lookup`` holds the request)."""
         request = order_request(gd_no, quantity, payment_no, other_ipu)
         return self._call("sf_order_create", request)["order_no"]
 

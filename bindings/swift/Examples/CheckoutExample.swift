@@ -29,11 +29,16 @@ func buyBeans() async {
         await openPaymentPage(URL(string: start.redirect)!)   // the app's own web view
         // Polls every 2 s for up to 5 min; cancelling this Task stops the polling.
         let outcome = try await session.waitForPayment(orderNo: orderNo, intervalMs: 2_000, timeoutMs: 300_000)
-        print("payment \(outcome.paymentStatus), order \(outcome.order.status)")
+        switch outcome {
+        case let .final(paymentStatus, order):
+            print("payment \(paymentStatus), order \(order.status)")
+        case let .stillPending(_, waitedMs, _):
+            print("still pending after \(waitedMs) ms: show 'confirming payment' and check again later")
+        }
     } catch let StorefrontError.Api(status, code, description, field, retryAfter) {
         print("service refused: HTTP \(status) \(code) \(description ?? "") \(field ?? "") retry after \(retryAfter ?? 0) s")
-    } catch StorefrontError.OutcomeUnknown(_, _, let advice, _, _) {
-        print("order may exist: \(advice)")   // never re-send the order blindly
+    } catch StorefrontError.OutcomeUnknown(_, _, let advice, _, _, let lookup) {
+        print("order may exist: \(advice) (\(lookup))")   // never re-send the order blindly
     } catch {
         print("failed: \(error)")
     }
