@@ -331,8 +331,10 @@ static void merchant_demo(sf_client *client, const char *origin) {
     char *key = NULL;
     char *shown = NULL;
     char order_no[128];
+    char reference[64];
     char path[256];
     char request[384];
+    char input[512];
     uint64_t amount_minor = 0;
     sf_error *error = NULL;
     sf_result result;
@@ -354,10 +356,11 @@ static void merchant_demo(sf_client *client, const char *origin) {
         report("sf_idempotency_key_generate", result, error);
         return;
     }
+    snprintf(reference, sizeof reference, "c-example-%ld", (long)time(NULL));
     snprintf(request, sizeof request,
-             "{\"external_reference\":\"c-example-%ld\",\"amount_minor\":%llu,\"currency\":\"USD\","
+             "{\"external_reference\":\"%s\",\"amount_minor\":%llu,\"currency\":\"USD\","
              "\"idempotency_key\":\"%s\"}",
-             (long)time(NULL), (unsigned long long)amount_minor, key);
+             reference, (unsigned long long)amount_minor, key);
     sf_string_free(key);
     result = sf_merchant_payment_create(client, request, &output, &error);
     if (result != SF_RESULT_OK || !json_field(output, "order_no", order_no, sizeof order_no)) {
@@ -409,6 +412,43 @@ static void merchant_demo(sf_client *client, const char *origin) {
                sf_error_code(error) ? sf_error_code(error) : "-");
         sf_error_free(error);
     }
+    /* Reconcile the shop's record of this order (nothing booked yet): one JSON line per record,
+     * here "paid_not_booked" with the event to book; the last line's cursor resumes the run,
+     * and a finished run gives an empty string. */
+    snprintf(input, sizeof input,
+             "{\"records\":[{\"external_reference\":\"%s\",\"expected_amount\":1250,"
+             "\"currency\":\"USD\"}],\"options\":{\"requeue_failed\":false}}",
+             reference);
+    output = NULL;
+    error = NULL;
+    result = sf_reconcile(client, input, 10, &output, &error);
+    if (result != SF_RESULT_OK || strstr(output, "\"finding\":\"paid_not_booked\"") == NULL) {
+        report("sf_reconcile", result, error);
+        sf_string_free(output);
+        return;
+    }
+    /* The line carries the payment as queried, checkout_url included: never log it whole. */
+    if (!json_field(output, "event_id", path, sizeof path)) {
+        report("sf_reconcile (event_id)", SF_RESULT_OK, NULL);
+        sf_string_free(output);
+        return;
+    }
+    printf("reconciled: %s paid, not booked: book event %s once\n", reference, path);
+    sf_string_free(output);
+    snprintf(input, sizeof input,
+             "{\"records\":[{\"external_reference\":\"%s\",\"expected_amount\":1250,"
+             "\"currency\":\"USD\"}],\"options\":{\"cursor\":{\"next_index\":1,"
+             "\"last_reference\":\"%s\"}}}",
+             reference, reference);
+    output = NULL;
+    error = NULL;
+    result = sf_reconcile(client, input, 10, &output, &error);
+    if (result != SF_RESULT_OK || output[0] != '\0') {
+        report("sf_reconcile (resumed after the last record)", result, error);
+        sf_string_free(output);
+        return;
+    }
+    sf_string_free(output);
 }
 
 /* Bad arguments get their own result codes and leave the client usable. */
