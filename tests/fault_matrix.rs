@@ -1066,13 +1066,15 @@ fn render(results: &[Vec<Option<Observed>>], summary: &Summary) -> String {
         };
         let _ = writeln!(md, "| {} | {} | {times} |", fault.label(), fault.describe());
     }
-    md.push_str(
+    let _ = write!(
+        md,
         "\nClient: the sandbox's merchant client with the test retry policy (4 attempts, 20 ms\n\
-         base backoff, 200 ms cap, `Retry-After` honoured up to 5 s), attempt timeout 10 s\n\
-         except 1 s in the latency column. Catalog calls use a user token of `alice` given as\n\
+         base backoff, 200 ms cap, `Retry-After` honoured up to 5 s), attempt timeout {} s\n\
+         (the default) except 1 s in the latency column. Catalog calls use a user token of `alice` given as\n\
          a fixed value (it cannot be renewed, so a 401 ends the call); the other calls use the\n\
          client-credentials token, which a 401 `invalid_token` renews once. Profile and products\n\
          are called with the client token.\n\n",
+        storefront::DEFAULT_ATTEMPT_TIMEOUT.as_secs()
     );
     md.push_str("## Matrix\n\n| Operation |");
     for fault in FAULTS {

@@ -500,7 +500,7 @@ fn check(report: &ReconcileReport, rec: &LocalRecord, t: Option<&Truth>, all: &[
         } => match field {
             MismatchField::Amount => {
                 assert!(!amount_ok, "{ctx}");
-                assert_eq!(expected, &rec.expected_amount.to_string(), "{ctx}");
+                assert_eq!(expected, &rec.expected_amount.get().to_string(), "{ctx}");
                 assert_eq!(actual, &t.amount_minor.to_string(), "{ctx}");
             }
             MismatchField::Currency => {

@@ -371,8 +371,9 @@ pub fn run(data: &[u8]) {
             _ => Output::Json,
         };
         finish(rc, out, err, output);
-        // Nothing on the closed port can answer: a call that sends cannot succeed.
-        if (7..=19).contains(&selector) {
+        // Nothing on the closed port can answer: a call that sends cannot succeed, except the
+        // payment wait, whose failing polls end in the outcome "still pending" (issue 12 item 3).
+        if (7..=19).contains(&selector) && selector != 17 {
             assert_ne!(rc, OK, "entry point {selector} succeeded without a service");
         }
         if null_mask & 1 != 0 && matches!(selector, 0 | 1 | 4..=8 | 10..=17 | 19) {
