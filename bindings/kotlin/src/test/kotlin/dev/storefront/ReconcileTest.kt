@@ -9,9 +9,13 @@ import java.net.http.HttpResponse
 import java.time.format.DateTimeFormatter
 import java.util.Collections
 import java.util.concurrent.atomic.AtomicBoolean
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.cancelAndJoin
 import kotlinx.coroutines.flow.take
 import kotlinx.coroutines.flow.toList
+import kotlinx.coroutines.launch
 import kotlinx.coroutines.runBlocking
+import org.json.JSONArray
 import org.json.JSONObject
 import org.junit.jupiter.api.AfterAll
 import org.junit.jupiter.api.Assertions.assertEquals
@@ -340,6 +344,38 @@ class ReconcileTest {
         assertEquals("cursor", wrong.field)
         assertThrows<StorefrontException.Validation> {
             runBlocking { client.reconcile(records, ReconcileOptions(limit = 0)).toList() }
+        }
+    }
+
+    /**
+     * Cancellation-safe: cancelling a `next()` whose lookup is in flight (the sandbox holds that
+     * answer back) drops the call, not the lookup; the next `next()` finishes the same record,
+     * so no report is lost or skipped.
+     */
+    @Test
+    fun `a cancelled next() loses no report`(): Unit = runBlocking {
+        val first = create("x-first", 100)
+        val held = create("x-held", 100)
+        val getPath = "$apiPrefix/openapi/v1/merchant-payments/$held"
+        control("POST", "/faults", JSONObject().put("method", "GET").put("path", getPath).put("latency_ms", 1500).put("times", 1))
+        val records = listOf(record("x-first", 100, first), record("x-held", 100, held), record("x-missing", 100))
+        client.reconcileRun(records, ReconcileOptions()).use { run ->
+            assertEquals(0L, run.next()!!.index)
+            val pending = launch(Dispatchers.IO) { run.next() }
+            // Bounded wait until the held lookup reached the sandbox; not a timing assertion.
+            for (attempt in 0 until 400) {
+                val seen = JSONArray(control("GET", "/requests?method=GET&path=$getPath"))
+                if (seen.length() > 0) break
+                Thread.sleep(10)
+            }
+            pending.cancelAndJoin()
+            val resumed = run.next()!!
+            assertEquals(1L, resumed.index)
+            assertEquals(ref("x-held"), resumed.record)
+            assertEquals(held, resumed.orderNo)
+            assertTrue(resumed.finding is ReconcileFinding.InAgreement, resumed.toString())
+            assertEquals(2L, run.next()!!.index)
+            assertNull(run.next())
         }
     }
 
