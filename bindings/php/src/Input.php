@@ -65,6 +65,7 @@ final class Input
             'client_id' => self::STRING,
             'client_secret' => self::STRING,
             'scopes' => self::STRINGS,
+            'connect_timeout_ms' => self::U64,
             'attempt_timeout_ms' => self::U64,
             'overall_deadline_ms' => self::U64,
             'retry' => self::RETRY,

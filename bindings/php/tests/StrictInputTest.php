@@ -94,6 +94,9 @@ final class StrictInputTest extends TestCase
         $this->assertRefused('expires_in', fn () => $client->createMerchantPayment($payment + ['amount_minor' => 100, 'expires_in' => 4294967296]));
         $this->assertRefused('retry.max_attempts', fn () => new Client(S::get()->config(['retry' => ['max_attempts' => 1.0]])));
         $this->assertRefused('attempt_timeout_ms', fn () => new Client(S::get()->config(['attempt_timeout_ms' => -1])));
+        $this->assertRefused('connect_timeout_ms', fn () => new Client(S::get()->config(['connect_timeout_ms' => -1])));
+        // Issue 12 item 3: the connection timeout is settable like every core setting.
+        $this->assertSame(S::MERCHANT_NO, (new Client(S::get()->config(['connect_timeout_ms' => 2000])))->merchantProfile()['merchant_no']);
         $this->assertRefused('scopes[1]', fn () => new Client(S::get()->config(['scopes' => ['openid', 7]])));
         $this->assertRefused('limit', fn () => $client->products(['limit' => -1]));
         $this->assertRefused('page', fn () => $client->products(['page' => '2']));

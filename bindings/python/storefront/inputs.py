@@ -113,6 +113,8 @@ class Config:
     rate_limits: Optional[Union[RateLimits, Mapping[str, Any]]] = None
     #: Most requests of this client on the wire at once (default 64, 1 to 65536).
     max_in_flight: Optional[int] = None
+    #: Time to establish one connection (TCP and TLS); the core's default (3000) when None.
+    connect_timeout_ms: Optional[int] = None
 
 
 def _new_idempotency_key() -> str:
@@ -194,6 +196,7 @@ _INTS: Dict[Type[Any], Dict[str, Tuple[int, int]]] = {
         "max_retry_after_ms": U64,
     },
     Config: {
+        "connect_timeout_ms": U64,
         "attempt_timeout_ms": U64,
         "overall_deadline_ms": U64,
         "max_response_bytes": U64,
