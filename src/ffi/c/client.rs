@@ -199,10 +199,12 @@ pub(crate) unsafe fn client_arg<'a>(client: *const sf_client) -> Result<&'a sf_c
 
 /// Creates a client from a JSON configuration (the core `Config` fields): `base_url` (with
 /// its path prefix), `token_endpoint`, `client_id`, and optionally `client_secret`,
-/// `userinfo_endpoint`, `scopes`, `attempt_timeout_ms`, `overall_deadline_ms`, `retry`
-/// (`max_attempts`, `base_delay_ms`, `max_delay_ms`, `max_retry_after_ms`), `user_agent`,
-/// `root_ca_pem` (trust only these roots), `allow_insecure_loopback` (plain HTTP to loopback
-/// hosts, sandbox only), `max_response_bytes`, `token_refresh_margin_ms`. HTTPS only otherwise.
+/// `userinfo_endpoint`, `scopes`, `connect_timeout_ms`, `attempt_timeout_ms`,
+/// `overall_deadline_ms`, `retry` (`max_attempts`, `base_delay_ms`, `max_delay_ms`,
+/// `max_retry_after_ms`), `user_agent`, `root_ca_pem` (trust only these roots),
+/// `allow_insecure_loopback` (plain HTTP to loopback hosts, sandbox only), `max_response_bytes`,
+/// `token_refresh_margin_ms`, `rate_limits`, `max_in_flight`. HTTPS only otherwise. A key left
+/// out takes the core's default (README "Defaults": connect 3 s, attempt 8 s, deadline 20 s).
 ///
 /// Strict: an unknown key at any depth (`atempt_timeout_ms`, `retry.max_attempt`) or a number
 /// the field cannot hold gives `SF_RESULT_VALIDATION` with `sf_error_field` = the key's path.
