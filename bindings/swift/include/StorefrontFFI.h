@@ -605,6 +605,12 @@ RustBuffer uniffi_storefront_fn_func_other_ipu_fields(RustBuffer product, RustCa
 int8_t uniffi_storefront_fn_func_merchant_payment_status_is_paid(RustBuffer status, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SDK_DEFAULTS
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SDK_DEFAULTS
+RustBuffer uniffi_storefront_fn_func_sdk_defaults(RustCallStatus *_Nonnull out_status
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_GENERATE_IDEMPOTENCY_KEY
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_GENERATE_IDEMPOTENCY_KEY
 RustBuffer uniffi_storefront_fn_func_generate_idempotency_key(RustCallStatus *_Nonnull out_status
@@ -947,6 +953,12 @@ uint16_t uniffi_storefront_checksum_func_other_ipu_fields(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 uint16_t uniffi_storefront_checksum_func_merchant_payment_status_is_paid(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_SDK_DEFAULTS
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_SDK_DEFAULTS
+uint16_t uniffi_storefront_checksum_func_sdk_defaults(void
     
 );
 #endif

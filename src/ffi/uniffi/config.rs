@@ -183,3 +183,66 @@ impl ClientConfig {
         Ok(c)
     }
 }
+
+/// The SDK's defaults (README "Defaults"), as the core holds them: what a `ClientConfig` field
+/// left null, a `RetryPolicy()` or a `RateLimits()` gives, and the suggested payment-wait
+/// interval and timeout. Lets an app show or log them, and lets the tests prove the records'
+/// own default values equal the core's.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct SdkDefaults {
+    /// Connection timeout in milliseconds.
+    pub connect_timeout_ms: i64,
+    /// Per-attempt timeout in milliseconds.
+    pub attempt_timeout_ms: i64,
+    /// Deadline of one call across retries in milliseconds.
+    pub overall_deadline_ms: i64,
+    /// Retry policy of safe requests.
+    pub retry: RetryPolicy,
+    /// How long before expiry a cached client token is renewed, in milliseconds.
+    pub token_refresh_margin_ms: i64,
+    /// Largest response body read, in bytes.
+    pub max_response_bytes: i64,
+    /// Most requests on the wire at once.
+    pub max_in_flight: i32,
+    /// The client-side rate limiter.
+    pub rate_limits: RateLimits,
+    /// Payment-wait poll interval in milliseconds.
+    pub wait_interval_ms: i64,
+    /// Payment-wait timeout in milliseconds (then the outcome is `StillPending`).
+    pub wait_timeout_ms: i64,
+}
+
+fn ms(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The SDK's defaults, read from the core (`Config::new`, `DEFAULT_WAIT_*`).
+#[uniffi::export]
+pub fn sdk_defaults() -> SdkDefaults {
+    let c = Config::new("https://a.invalid/api", "https://a.invalid/t", "id", "secret");
+    let limits = &c.rate_limits;
+    SdkDefaults {
+        connect_timeout_ms: ms(c.connect_timeout),
+        attempt_timeout_ms: ms(c.attempt_timeout),
+        overall_deadline_ms: ms(c.overall_deadline),
+        retry: RetryPolicy {
+            max_attempts: i32::try_from(c.retry.max_attempts).unwrap_or(i32::MAX),
+            base_delay_ms: ms(c.retry.base_delay),
+            max_delay_ms: ms(c.retry.max_delay),
+            max_retry_after_ms: ms(c.retry.max_retry_after),
+        },
+        token_refresh_margin_ms: ms(c.token_refresh_margin),
+        max_response_bytes: i64::try_from(c.max_response_bytes).unwrap_or(i64::MAX),
+        max_in_flight: i32::try_from(c.max_in_flight).unwrap_or(i32::MAX),
+        rate_limits: RateLimits {
+            enabled: limits.enabled,
+            create_per_window: i32::try_from(limits.create_per_window).unwrap_or(i32::MAX),
+            read_per_window: i32::try_from(limits.read_per_window).unwrap_or(i32::MAX),
+            requeue_per_window: i32::try_from(limits.requeue_per_window).unwrap_or(i32::MAX),
+            window_ms: ms(limits.window),
+            margin_ms: ms(limits.margin),
+        },
+        wait_interval_ms: ms(crate::DEFAULT_WAIT_INTERVAL),
+        wait_timeout_ms: ms(crate::DEFAULT_WAIT_TIMEOUT),
+    }
+}

@@ -6171,6 +6171,158 @@ public func FfiConverterTypeRetryPolicy_lower(_ value: RetryPolicy) -> RustBuffe
 
 
 /**
+ * The SDK's defaults (README "Defaults"), as the core holds them: what a `ClientConfig` field
+ * left null, a `RetryPolicy()` or a `RateLimits()` gives, and the suggested payment-wait
+ * interval and timeout. Lets an app show or log them, and lets the tests prove the records'
+ * own default values equal the core's.
+ */
+public struct SdkDefaults: Equatable, Hashable {
+    /**
+     * Connection timeout in milliseconds.
+     */
+    public var connectTimeoutMs: Int64
+    /**
+     * Per-attempt timeout in milliseconds.
+     */
+    public var attemptTimeoutMs: Int64
+    /**
+     * Deadline of one call across retries in milliseconds.
+     */
+    public var overallDeadlineMs: Int64
+    /**
+     * Retry policy of safe requests.
+     */
+    public var retry: RetryPolicy
+    /**
+     * How long before expiry a cached client token is renewed, in milliseconds.
+     */
+    public var tokenRefreshMarginMs: Int64
+    /**
+     * Largest response body read, in bytes.
+     */
+    public var maxResponseBytes: Int64
+    /**
+     * Most requests on the wire at once.
+     */
+    public var maxInFlight: Int32
+    /**
+     * The client-side rate limiter.
+     */
+    public var rateLimits: RateLimits
+    /**
+     * Payment-wait poll interval in milliseconds.
+     */
+    public var waitIntervalMs: Int64
+    /**
+     * Payment-wait timeout in milliseconds (then the outcome is `StillPending`).
+     */
+    public var waitTimeoutMs: Int64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Connection timeout in milliseconds.
+         */connectTimeoutMs: Int64, 
+        /**
+         * Per-attempt timeout in milliseconds.
+         */attemptTimeoutMs: Int64, 
+        /**
+         * Deadline of one call across retries in milliseconds.
+         */overallDeadlineMs: Int64, 
+        /**
+         * Retry policy of safe requests.
+         */retry: RetryPolicy, 
+        /**
+         * How long before expiry a cached client token is renewed, in milliseconds.
+         */tokenRefreshMarginMs: Int64, 
+        /**
+         * Largest response body read, in bytes.
+         */maxResponseBytes: Int64, 
+        /**
+         * Most requests on the wire at once.
+         */maxInFlight: Int32, 
+        /**
+         * The client-side rate limiter.
+         */rateLimits: RateLimits, 
+        /**
+         * Payment-wait poll interval in milliseconds.
+         */waitIntervalMs: Int64, 
+        /**
+         * Payment-wait timeout in milliseconds (then the outcome is `StillPending`).
+         */waitTimeoutMs: Int64) {
+        self.connectTimeoutMs = connectTimeoutMs
+        self.attemptTimeoutMs = attemptTimeoutMs
+        self.overallDeadlineMs = overallDeadlineMs
+        self.retry = retry
+        self.tokenRefreshMarginMs = tokenRefreshMarginMs
+        self.maxResponseBytes = maxResponseBytes
+        self.maxInFlight = maxInFlight
+        self.rateLimits = rateLimits
+        self.waitIntervalMs = waitIntervalMs
+        self.waitTimeoutMs = waitTimeoutMs
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SdkDefaults: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSdkDefaults: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SdkDefaults {
+        return
+            try SdkDefaults(
+                connectTimeoutMs: FfiConverterInt64.read(from: &buf), 
+                attemptTimeoutMs: FfiConverterInt64.read(from: &buf), 
+                overallDeadlineMs: FfiConverterInt64.read(from: &buf), 
+                retry: FfiConverterTypeRetryPolicy.read(from: &buf), 
+                tokenRefreshMarginMs: FfiConverterInt64.read(from: &buf), 
+                maxResponseBytes: FfiConverterInt64.read(from: &buf), 
+                maxInFlight: FfiConverterInt32.read(from: &buf), 
+                rateLimits: FfiConverterTypeRateLimits.read(from: &buf), 
+                waitIntervalMs: FfiConverterInt64.read(from: &buf), 
+                waitTimeoutMs: FfiConverterInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SdkDefaults, into buf: inout [UInt8]) {
+        FfiConverterInt64.write(value.connectTimeoutMs, into: &buf)
+        FfiConverterInt64.write(value.attemptTimeoutMs, into: &buf)
+        FfiConverterInt64.write(value.overallDeadlineMs, into: &buf)
+        FfiConverterTypeRetryPolicy.write(value.retry, into: &buf)
+        FfiConverterInt64.write(value.tokenRefreshMarginMs, into: &buf)
+        FfiConverterInt64.write(value.maxResponseBytes, into: &buf)
+        FfiConverterInt32.write(value.maxInFlight, into: &buf)
+        FfiConverterTypeRateLimits.write(value.rateLimits, into: &buf)
+        FfiConverterInt64.write(value.waitIntervalMs, into: &buf)
+        FfiConverterInt64.write(value.waitTimeoutMs, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSdkDefaults_lift(_ buf: RustBuffer) throws -> SdkDefaults {
+    return try FfiConverterTypeSdkDefaults.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSdkDefaults_lower(_ value: SdkDefaults) -> RustBuffer {
+    return FfiConverterTypeSdkDefaults.lower(value)
+}
+
+
+/**
  * A verified status notification.
  */
 public struct StatusNotification: Equatable, Hashable {
@@ -10009,6 +10161,16 @@ public func merchantPaymentStatusIsPaid(status: MerchantPaymentStatus) -> Bool  
 })
 }
 /**
+ * The SDK's defaults, read from the core (`Config::new`, `DEFAULT_WAIT_*`).
+ */
+public func sdkDefaults() -> SdkDefaults  {
+    return try!  FfiConverterTypeSdkDefaults_lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_sdk_defaults(uniffiCallStatus
+    )
+})
+}
+/**
  * A fresh idempotency key (`sf-` and 32 hex characters from the system CSPRNG), the one
  * `createMerchantPayment` would generate. Set it as the request's `idempotencyKey` and persist
  * it before sending; after a timeout, `ProviderResultPending` or an unknown outcome, send the
@@ -10185,6 +10347,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_merchant_payment_status_is_paid() != 43619) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_sdk_defaults() != 42633) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_generate_idempotency_key() != 63046) {

@@ -737,6 +737,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_func_merchant_payment_status_is_paid(
     ): Int
+    external fun uniffi_storefront_checksum_func_sdk_defaults(
+    ): Int
     external fun uniffi_storefront_checksum_func_generate_idempotency_key(
     ): Int
     external fun uniffi_storefront_checksum_func_merchant_payment_status_needs_verification(
@@ -989,6 +991,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_merchant_payment_status_is_paid(`status`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
+    external fun uniffi_storefront_fn_func_sdk_defaults(uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_generate_idempotency_key(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_merchant_payment_status_needs_verification(`status`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
@@ -1142,6 +1146,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_merchant_payment_status_is_paid() and 0xFFFF) != 43619) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_sdk_defaults() and 0xFFFF) != 42633) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_generate_idempotency_key() and 0xFFFF) != 63046) {
@@ -7818,6 +7825,120 @@ public object FfiConverterTypeRetryPolicy: FfiConverterRustBuffer<RetryPolicy> {
 
 
 /**
+ * The SDK's defaults (README "Defaults"), as the core holds them: what a `ClientConfig` field
+ * left null, a `RetryPolicy()` or a `RateLimits()` gives, and the suggested payment-wait
+ * interval and timeout. Lets an app show or log them, and lets the tests prove the records'
+ * own default values equal the core's.
+ */
+data class SdkDefaults (
+    /**
+     * Connection timeout in milliseconds.
+     */
+    var `connectTimeoutMs`: kotlin.Long
+    , 
+    /**
+     * Per-attempt timeout in milliseconds.
+     */
+    var `attemptTimeoutMs`: kotlin.Long
+    , 
+    /**
+     * Deadline of one call across retries in milliseconds.
+     */
+    var `overallDeadlineMs`: kotlin.Long
+    , 
+    /**
+     * Retry policy of safe requests.
+     */
+    var `retry`: RetryPolicy
+    , 
+    /**
+     * How long before expiry a cached client token is renewed, in milliseconds.
+     */
+    var `tokenRefreshMarginMs`: kotlin.Long
+    , 
+    /**
+     * Largest response body read, in bytes.
+     */
+    var `maxResponseBytes`: kotlin.Long
+    , 
+    /**
+     * Most requests on the wire at once.
+     */
+    var `maxInFlight`: kotlin.Int
+    , 
+    /**
+     * The client-side rate limiter.
+     */
+    var `rateLimits`: RateLimits
+    , 
+    /**
+     * Payment-wait poll interval in milliseconds.
+     */
+    var `waitIntervalMs`: kotlin.Long
+    , 
+    /**
+     * Payment-wait timeout in milliseconds (then the outcome is `StillPending`).
+     */
+    var `waitTimeoutMs`: kotlin.Long
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSdkDefaults: FfiConverterRustBuffer<SdkDefaults> {
+    override fun read(buf: ByteBuffer): SdkDefaults {
+        return SdkDefaults(
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterTypeRetryPolicy.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterTypeRateLimits.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: SdkDefaults) = (
+            FfiConverterLong.allocationSize(value.`connectTimeoutMs`) +
+            FfiConverterLong.allocationSize(value.`attemptTimeoutMs`) +
+            FfiConverterLong.allocationSize(value.`overallDeadlineMs`) +
+            FfiConverterTypeRetryPolicy.allocationSize(value.`retry`) +
+            FfiConverterLong.allocationSize(value.`tokenRefreshMarginMs`) +
+            FfiConverterLong.allocationSize(value.`maxResponseBytes`) +
+            FfiConverterInt.allocationSize(value.`maxInFlight`) +
+            FfiConverterTypeRateLimits.allocationSize(value.`rateLimits`) +
+            FfiConverterLong.allocationSize(value.`waitIntervalMs`) +
+            FfiConverterLong.allocationSize(value.`waitTimeoutMs`)
+    )
+
+    override fun write(value: SdkDefaults, buf: ByteBuffer) {
+            FfiConverterLong.write(value.`connectTimeoutMs`, buf)
+            FfiConverterLong.write(value.`attemptTimeoutMs`, buf)
+            FfiConverterLong.write(value.`overallDeadlineMs`, buf)
+            FfiConverterTypeRetryPolicy.write(value.`retry`, buf)
+            FfiConverterLong.write(value.`tokenRefreshMarginMs`, buf)
+            FfiConverterLong.write(value.`maxResponseBytes`, buf)
+            FfiConverterInt.write(value.`maxInFlight`, buf)
+            FfiConverterTypeRateLimits.write(value.`rateLimits`, buf)
+            FfiConverterLong.write(value.`waitIntervalMs`, buf)
+            FfiConverterLong.write(value.`waitTimeoutMs`, buf)
+    }
+}
+
+
+
+/**
  * A verified status notification.
  */
 data class StatusNotification (
@@ -12276,6 +12397,19 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
     
         
         FfiConverterTypeMerchantPaymentStatus.lower(`status`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The SDK's defaults, read from the core (`Config::new`, `DEFAULT_WAIT_*`).
+         */ fun `sdkDefaults`(): SdkDefaults {
+            return FfiConverterTypeSdkDefaults.lift(
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_func_sdk_defaults(
+    
+        _status)
 }
     )
     }
