@@ -219,7 +219,12 @@ fn ms(d: Duration) -> i64 {
 /// The SDK's defaults, read from the core (`Config::new`, `DEFAULT_WAIT_*`).
 #[uniffi::export]
 pub fn sdk_defaults() -> SdkDefaults {
-    let c = Config::new("https://a.invalid/api", "https://a.invalid/t", "id", "secret");
+    let c = Config::new(
+        "https://a.invalid/api",
+        "https://a.invalid/t",
+        "id",
+        "secret",
+    );
     let limits = &c.rate_limits;
     SdkDefaults {
         connect_timeout_ms: ms(c.connect_timeout),
