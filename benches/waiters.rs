@@ -132,7 +132,8 @@ async fn one_run(info: support::ServerInfo, waiters: usize, poll: Duration) -> R
         std::thread::spawn(move || {
             let mut seen = HashSet::new();
             while !stop.load(Ordering::Relaxed) {
-                let open = support::connections_to(port);
+                // A socket can be listed twice when the kernel's table changes during the read.
+                let open: HashSet<u16> = support::connections_to(port).into_iter().collect();
                 max_connections.fetch_max(open.len(), Ordering::Relaxed);
                 seen.extend(open);
                 std::thread::sleep(Duration::from_millis(10));
