@@ -25,6 +25,11 @@
 //! let n = verifier.verify(Some("evt_1"), Some(&now.to_string()), Some(&signature), body)?;
 //! assert_eq!(n.data.order_no, "MP1");
 //! assert!(!n.data.status.is_paid());
+//! // Cheaper: signature and envelope only, borrowing the body; `data` decoded when asked for
+//! // (or the verified bytes handed to the host's own JSON library).
+//! let v = verifier.verify_raw(Some("evt_1"), Some(&now.to_string()), Some(&signature), body)?;
+//! assert_eq!((v.id(), v.api_version(), v.body()), ("evt_1", 1, &body[..]));
+//! assert_eq!(v.data()?, n.data);
 //! # Ok::<(), WebhookError>(())
 //! ```
 
