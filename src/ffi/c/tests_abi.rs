@@ -170,6 +170,7 @@ fn exports() -> Vec<Export> {
     const ORDER: &str = r#"{"gd_no":"G1001","quantity":1,"payment_no":"ch_platform_coin"}"#;
     const CREATE: &str = r#"{"external_reference":"R1","amount_minor":1250,"currency":"USD"}"#;
     const VERIFY: &[Kind] = &[Verifier, OptStr, OptStr, OptStr, Bytes, Len, Out];
+    const VERIFY_BODY: &[Kind] = &[Verifier, OptStr, OptStr, OptStr, Bytes, Len];
     vec![
         ex("sf_client_new", &[Json, Out], &["CONFIG"], |a, e| unsafe {
             sf_client_new(p(a[0]), m(a[1]), e)
@@ -321,6 +322,12 @@ fn exports() -> Vec<Export> {
                 m(a[6]),
                 e,
             )
+        }),
+        ex("sf_webhook_verify_body", VERIFY_BODY, &[], |a, e| unsafe {
+            sf_webhook_verify_body(p(a[0]), p(a[1]), p(a[2]), p(a[3]), p(a[4]), a[5], e)
+        }),
+        ex("sf_webhook_verify_body_at", VERIFY_BODY, &[], |a, e| unsafe {
+            sf_webhook_verify_body_at(p(a[0]), p(a[1]), p(a[2]), p(a[3]), p(a[4]), a[5], 0, e)
         }),
         ex(
             "sf_webhook_sign",
