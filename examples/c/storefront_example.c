@@ -194,6 +194,26 @@ static void webhook_demo(void) {
             failures++;
         }
     }
+    /* The receiver's fast path: the library checks signature, timestamp and envelope over the
+     * caller's own bytes and hands nothing back; the caller then parses `body` once with its own
+     * JSON parser. */
+    result = sf_webhook_verify_body(verifier, "EVT-42", timestamp, signature, (const uint8_t *)body,
+                                    strlen(body), &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_webhook_verify_body", result, error);
+    } else {
+        printf("webhook body verified in place (%zu bytes)\n", strlen(body));
+    }
+    result = sf_webhook_verify_body_at(verifier, "EVT-42", timestamp, signature, (const uint8_t *)body,
+                                       strlen(body), (int64_t)now - 360, &error);
+    if (result != SF_RESULT_WEBHOOK_TIMESTAMP_IN_FUTURE) {
+        fprintf(stderr, "a delivery from the future must be rejected (got %u)\n", (unsigned)result);
+        failures++;
+    } else {
+        printf("webhook from the future rejected: %s\n", sf_error_message(error));
+    }
+    sf_error_free(error);
+    error = NULL;
     tampered = malloc(strlen(body) + 1);
     if (tampered != NULL) {
         strcpy(tampered, body);
