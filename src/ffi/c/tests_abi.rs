@@ -326,9 +326,14 @@ fn exports() -> Vec<Export> {
         ex("sf_webhook_verify_body", VERIFY_BODY, &[], |a, e| unsafe {
             sf_webhook_verify_body(p(a[0]), p(a[1]), p(a[2]), p(a[3]), p(a[4]), a[5], e)
         }),
-        ex("sf_webhook_verify_body_at", VERIFY_BODY, &[], |a, e| unsafe {
-            sf_webhook_verify_body_at(p(a[0]), p(a[1]), p(a[2]), p(a[3]), p(a[4]), a[5], 0, e)
-        }),
+        ex(
+            "sf_webhook_verify_body_at",
+            VERIFY_BODY,
+            &[],
+            |a, e| unsafe {
+                sf_webhook_verify_body_at(p(a[0]), p(a[1]), p(a[2]), p(a[3]), p(a[4]), a[5], 0, e)
+            },
+        ),
         ex(
             "sf_webhook_sign",
             &[Str, Bytes, Len, Out],
