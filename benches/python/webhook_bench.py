@@ -28,7 +28,7 @@ import json
 import statistics
 import sys
 import time
-from ctypes import byref, c_void_p
+from ctypes import byref, c_size_t, c_void_p
 
 import standardwebhooks
 import storefront
@@ -109,13 +109,13 @@ def peers(now: int):
         return notification
 
     # storefront's parts, for the explanation of its figure.
-    verify_body = storefront._lib.lib().sf_webhook_verify_body
+    verify_body = verifier._verify_body  # the export as the wrapper calls it (no argtypes)
     handle = verifier._handle._pointer
     encoded = tuple(value.encode() for value in sf_headers.values())
 
     def c_call_only() -> int:
         error = c_void_p()
-        result = verify_body(handle, *encoded, body, len(body), byref(error))
+        result = verify_body(handle, *encoded, body, c_size_t(len(body)), byref(error))
         if result:
             raise RuntimeError(result)
         return result
@@ -126,6 +126,7 @@ def peers(now: int):
         "standardwebhooks verify": lambda: sw.verify(body, sw_headers),
         "hand-written hmac+json": hand_written,
         "  part: header lookup": lambda: sf_webhook._three_headers(sf_headers),
+        "  part: handle guard": lambda: (verifier._handle.acquire(), verifier._handle.release()),
         "  part: C call (ctypes)": c_call_only,
         "  part: decode + data check": lambda: sf_webhook._notification(body),
     }

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import re
-from ctypes import byref, c_void_p
+from ctypes import byref, c_int64, c_size_t, c_void_p
 from decimal import Decimal
 from typing import Any, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -154,6 +154,15 @@ def header_value(headers: Headers, name: str) -> Optional[str]:
 _HEADERS = (EVENT_ID_HEADER, TIMESTAMP_HEADER, SIGNATURE_HEADER)
 #: Every lower-cased spelling of the three headers -> its index in ``_HEADERS``.
 _SPELLINGS = {spelling: index for index, name in enumerate(_HEADERS) for spelling in _names(name)}
+#: The spellings frameworks use, exactly (as sent, lower-case as HTTP/2 and ASGI give them, the
+#: WSGI environ key) -> index: found without case-folding.
+_EXACT = {
+    spelling: index
+    for index, name in enumerate(_HEADERS)
+    for spelling in (name, name.lower(), "HTTP_" + name.upper().replace("-", "_"), *_names(name))
+}
+#: The lengths of every spelling: a key of another length is not one of the three headers.
+_LENGTHS = frozenset(len(spelling) for spelling in _SPELLINGS)
 
 
 def _three_headers(headers: Headers) -> Tuple[Optional[bytes], Optional[bytes], Optional[bytes]]:
@@ -165,22 +174,53 @@ def _three_headers(headers: Headers) -> Tuple[Optional[bytes], Optional[bytes], 
     else:
         found = [[], [], []]
         spellings = _SPELLINGS
+        exact = _EXACT.get
+        lengths = _LENGTHS
         try:
             for key, value in pairs:
-                if type(key) is not str:
+                if type(key) is str:
+                    # The names as frameworks spell them are found without case-folding; any
+                    # other key is folded only when its length is one of the names' (folding
+                    # never shortens a text), so duplicates in other cases are still found.
+                    index = exact(key)
+                    if index is None:
+                        if len(key) not in lengths:
+                            continue
+                        index = spellings.get(key.lower())
+                        if index is None:
+                            continue
+                else:
                     if not isinstance(key, (str, bytes, bytearray)):
                         continue
                     key = bytes(key).decode("latin-1") if isinstance(key, (bytes, bytearray)) else str(key)
-                index = spellings.get(key.lower())
-                if index is not None and value is not None:
+                    index = spellings.get(key.lower())
+                    if index is None:
+                        continue
+                if value is not None:
                     found[index].append(value)
         except (TypeError, ValueError):  # an item that is not a (name, value) pair
             raise _header_error(EVENT_ID_HEADER, "headers must be (name, value) pairs", "webhook_bad_headers") from None
-    return (
-        _checked(EVENT_ID_HEADER, found[0]),
-        _checked(TIMESTAMP_HEADER, found[1]),
-        _checked(SIGNATURE_HEADER, found[2]),
-    )
+    # The common case (each header once, short ASCII text without NUL) without a call; any
+    # other value goes through _checked and its errors.
+    values = found[0]
+    value = values[0] if len(values) == 1 else None
+    if type(value) is str and value.isascii() and len(value) <= MAX_HEADER_BYTES and "\0" not in value:
+        event_id = value.encode("ascii")
+    else:
+        event_id = _checked(EVENT_ID_HEADER, values)
+    values = found[1]
+    value = values[0] if len(values) == 1 else None
+    if type(value) is str and value.isascii() and len(value) <= MAX_HEADER_BYTES and "\0" not in value:
+        timestamp = value.encode("ascii")
+    else:
+        timestamp = _checked(TIMESTAMP_HEADER, values)
+    values = found[2]
+    value = values[0] if len(values) == 1 else None
+    if type(value) is str and value.isascii() and len(value) <= MAX_HEADER_BYTES and "\0" not in value:
+        signature = value.encode("ascii")
+    else:
+        signature = _checked(SIGNATURE_HEADER, values)
+    return event_id, timestamp, signature
 
 
 _max_body: Optional[int] = None
@@ -209,10 +249,14 @@ def _body(body: Any) -> bytes:
 #: ``float``); the notification and its ``data`` then become ``ResultDict`` (as every result of
 #: the wrapper; they are the only objects of the snapshot).
 _DECODER = json.JSONDecoder(parse_float=Decimal)
+_scan = _DECODER.scan_once
 #: RFC 3339 date-time (the service's times): shape and field ranges.
+#: ASCII digits only (``\d`` would also take other scripts' digits, which the library refuses)
+#: and no capturing groups (half the matching time).
 _RFC3339 = re.compile(
-    r"\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)"
-    r"(\.\d+)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)\Z"
+    r"[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:"
+    r"(?:[0-5][0-9]|60)(?:\.[0-9]+)?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\Z",
+    re.ASCII,
 )
 #: ``data`` fields and what each must be (the snapshot of ``StatusNotification.data``).
 _TEXT = ("order_no", "external_reference", "currency", "status")
@@ -296,7 +340,15 @@ def _notification(raw: bytes) -> StatusNotification:
     own JSON, once, and checks its ``data``; absent optional fields are filled in as the
     library's typed decoding did (``payment_no`` "", the others None)."""
     try:
-        notification = _DECODER.decode(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        try:
+            # The body as the service sends it (an object from the first byte to the last):
+            # the scanner alone, without decode()'s two whitespace matches.
+            notification, end = _scan(text, 0)
+        except StopIteration:  # leading whitespace (or not JSON): decode() says which
+            end = -1
+        if end != len(text):
+            notification = _DECODER.decode(text)
     except ValueError as error:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         raise _body_error(f"invalid notification body: {error}") from None
     if type(notification) is not dict:  # the library checked the envelope: not reached
@@ -312,6 +364,20 @@ def _notification(raw: bytes) -> StatusNotification:
     notification = ResultDict(notification)
     notification["data"] = data
     return notification  # type: ignore[return-value]
+
+
+def _unconverted(name: str) -> Any:
+    """Export ``name`` (None when the library predates it) as a function without ``argtypes``:
+    ctypes passes each argument as it is, skipping the per-argument conversion of a prototype
+    (a third of the crossing). Callers pass only values already of the C parameter's type:
+    ``c_void_p``, ``bytes`` or None for ``const char *`` and ``const uint8_t *`` (never ``str``,
+    which would go as ``wchar_t *``), ``c_size_t``, ``c_int64``, ``byref``."""
+    if not _lib.has(name):
+        return None
+    library = _lib.lib()
+    function = library._FuncPtr((name, library))
+    function.restype = getattr(library, name).restype
+    return function
 
 
 class WebhookVerifier:
@@ -333,9 +399,8 @@ class WebhookVerifier:
         )
         # The body-only exports (one JSON pass: the library checks, Python decodes); a library
         # older than this package lacks them and verifies with its own decoding instead.
-        library = _lib.lib()
-        self._verify_body = library.sf_webhook_verify_body if _lib.has("sf_webhook_verify_body") else None
-        self._verify_body_at = library.sf_webhook_verify_body_at if _lib.has("sf_webhook_verify_body_at") else None
+        self._verify_body = _unconverted("sf_webhook_verify_body")
+        self._verify_body_at = _unconverted("sf_webhook_verify_body_at")
 
     def close(self) -> None:
         """Releases the verifier after in-flight verifications finish (idempotent)."""
@@ -383,14 +448,19 @@ class WebhookVerifier:
         raw = _body(body)
         event_id, timestamp, signature = _three_headers(headers)
         error = c_void_p()
-        pointer = self._handle.acquire()
+        # The arguments are of the C types already (see _unconverted): the handle's c_void_p,
+        # bytes or None for the strings and the body, c_size_t, c_int64 and the error pointer.
+        handle = self._handle
+        pointer = handle.acquire()
         try:
             if now is None:
-                result = self._verify_body(pointer, event_id, timestamp, signature, raw, len(raw), byref(error))
+                result = self._verify_body(pointer, event_id, timestamp, signature, raw, c_size_t(len(raw)), byref(error))
             else:
-                result = self._verify_body_at(pointer, event_id, timestamp, signature, raw, len(raw), now, byref(error))
+                result = self._verify_body_at(
+                    pointer, event_id, timestamp, signature, raw, c_size_t(len(raw)), c_int64(now), byref(error)
+                )
         finally:
-            self._handle.release()
+            handle.release()
         if result != 0:
             try:
                 raise_for(result, error)
