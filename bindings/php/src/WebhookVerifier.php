@@ -53,7 +53,8 @@ final class WebhookVerifier
                 ]);
             }
         }
-        $this->handle = self::asWebhookFailure(function () use ($list): CData {
+        // Inline rather than through a closure (asWebhookFailure): this runs in every request.
+        try {
             $json = Library::toJson($list, 'secrets_json');
             $ffi = WebhookFfi::ffi();
             $out = $ffi->new('sf_webhook_verifier*');
@@ -62,8 +63,10 @@ final class WebhookVerifier
             if ($result !== 0) {
                 throw WebhookFfi::exception($result, $error);
             }
-            return $out;
-        }, WebhookConfigException::class);
+        } catch (\Throwable $e) {
+            throw self::webhookFailure($e, WebhookConfigException::class);
+        }
+        $this->handle = $out;
     }
 
     public function __destruct()
@@ -96,7 +99,11 @@ final class WebhookVerifier
      */
     public function verify($headers, $rawBody): array
     {
-        return self::asWebhookFailure(fn () => $this->verified($headers, $rawBody, null));
+        try {
+            return $this->verified($headers, $rawBody, null);
+        } catch (\Throwable $e) {
+            throw self::webhookFailure($e, WebhookException::class);
+        }
     }
 
     /**
@@ -244,9 +251,23 @@ final class WebhookVerifier
     {
         try {
             return $call();
-        } catch (WebhookException $e) {
-            throw $e;
-        } catch (StorefrontException $e) {
+        } catch (\Throwable $e) {
+            throw self::webhookFailure($e, $default);
+        }
+    }
+
+    /**
+     * What asWebhookFailure throws for $e: $e itself when it is a WebhookException or not an
+     * input failure, else the WebhookException subclass for its field ($default otherwise).
+     *
+     * @param class-string<WebhookException> $default
+     */
+    private static function webhookFailure(\Throwable $e, string $default): \Throwable
+    {
+        if ($e instanceof WebhookException) {
+            return $e;
+        }
+        if ($e instanceof StorefrontException) {
             $field = $e->field();
             $class = $default;
             if ($field !== null && isset(self::HEADER_ARGUMENTS[$field])) {
@@ -255,9 +276,11 @@ final class WebhookVerifier
             } elseif ($field === 'body') {
                 $class = WebhookBodyException::class;
             }
-            throw new $class(['result' => $e->result(), 'result_name' => $e->resultName(), 'message' => $e->getMessage(), 'field' => $field]);
-        } catch (\TypeError | \ValueError | \JsonException | \InvalidArgumentException $e) {
-            throw new $default(['result' => 5, 'result_name' => 'invalid_argument', 'message' => $e->getMessage()]);
+            return new $class(['result' => $e->result(), 'result_name' => $e->resultName(), 'message' => $e->getMessage(), 'field' => $field]);
         }
+        if ($e instanceof \TypeError || $e instanceof \ValueError || $e instanceof \JsonException || $e instanceof \InvalidArgumentException) {
+            return new $default(['result' => 5, 'result_name' => 'invalid_argument', 'message' => $e->getMessage()]);
+        }
+        return $e;
     }
 }
