@@ -399,6 +399,7 @@ class WebhookVerifier:
         )
         # The body-only exports (one JSON pass: the library checks, Python decodes); a library
         # older than this package lacks them and verifies with its own decoding instead.
+        self._max_body = _lib.lib().sf_max_input_bytes()
         self._verify_body = _unconverted("sf_webhook_verify_body")
         self._verify_body_at = _unconverted("sf_webhook_verify_body_at")
 
@@ -445,7 +446,8 @@ class WebhookVerifier:
         """One verification through ``sf_webhook_verify_body[_at]``: the library checks the
         headers, the signature over the caller's own body bytes (passed in place, not copied)
         and the envelope, and hands nothing back; the body is then decoded here, once."""
-        raw = _body(body)
+        # The common case (bytes within the limit) without a call; anything else through _body.
+        raw = body if type(body) is bytes and len(body) <= self._max_body else _body(body)
         event_id, timestamp, signature = _three_headers(headers)
         error = c_void_p()
         # The arguments are of the C types already (see _unconverted): the handle's c_void_p,
