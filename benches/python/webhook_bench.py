@@ -13,7 +13,7 @@ Rounds are interleaved (every peer runs once per round, in a rotating order, so 
 machine's load); each round times ITERATIONS calls of a peer on the thread's CPU clock
 (``time.thread_time_ns``: time spent descheduled on a loaded machine is not counted); the figure
 is the median over rounds of the per-call time. Also timed, to explain storefront's figure: its parts alone (the
-header lookup, the C call through ctypes, the decode and ``data`` check).
+header lookup, the handle guard, the C call through ctypes, the decode and ``data`` check).
 
 Run through ``benches/python/run.sh [ROUNDS] [ITERATIONS]`` (it installs the peers in a venv and
 builds the release library); ``STOREFRONT_LIB`` names the library.

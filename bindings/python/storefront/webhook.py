@@ -302,6 +302,12 @@ def _data_problem(data: Any) -> Optional[str]:
 
 
 _match_time = _RFC3339.match
+#: The contract's statuses as the shared (immutable) PaymentStatus constants; another status is
+#: made when met.
+_STATUSES = {str(status): status for status in (
+    PaymentStatus.PENDING, PaymentStatus.PAID, PaymentStatus.REVIEW,
+    PaymentStatus.EXPIRED, PaymentStatus.REFUNDED, PaymentStatus.CHARGEBACK,
+)}
 _OPTIONAL_FIELDS = (("payment_no", ""), ("event_id", None), ("provider_trade_no", None), ("occurred_at", None))
 
 
@@ -360,7 +366,8 @@ def _notification(raw: bytes) -> StatusNotification:
     for name, default in _OPTIONAL_FIELDS:
         if name not in data:
             data[name] = default
-    data["status"] = PaymentStatus(data["status"])  # is_paid / needs_verification
+    status = data["status"]
+    data["status"] = _STATUSES.get(status) or PaymentStatus(status)  # is_paid / needs_verification
     notification = ResultDict(notification)
     notification["data"] = data
     return notification  # type: ignore[return-value]
