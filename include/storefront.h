@@ -638,6 +638,42 @@ sf_result sf_money_from_minor(uint64_t minor,
                               char **amount_out,
                               sf_error **error_out);
 
+// Parses decimal text into an eight-decimal fixed-point catalog amount (`"12.5"` →
+// `1250000000`, value × 10^8), exactly, with the core's rules ([`FixedPoint8`]'s `FromStr`):
+// a leading `-` is accepted (catalog amounts are signed; the service's own prices are never
+// negative, which the decoder checks). Refused with `SF_RESULT_VALIDATION`, `field` = `amount`
+// and `sf_error_code` = `syntax` (not a plain decimal: no exponent, spaces or separators),
+// `too_many_decimals` (more than 8 significant fractional digits; no rounding is done) or
+// `out_of_range` (outside a signed 64-bit raw value).
+//
+// Contract rule: catalog amounts "are integers in eight-decimal fixed point (value multiplied
+// by 10^8)"; "never floating-point rounding".
+//
+// On success `*raw_out` receives the raw eight-decimal integer.
+//
+// # Safety
+// `text` NULL or NUL-terminated; out-pointers NULL or writable.
+sf_result sf_fixed_point8_parse(const char *text,
+                                int64_t *raw_out,
+                                sf_error **error_out);
+
+// Formats an eight-decimal fixed-point catalog amount `raw` (value × 10^8) as decimal text
+// with exactly `decimals` fractional digits (`1250000000`, 2 → `"12.50"`; `-1`, 8 →
+// `"-0.00000001"`), with the core's rules ([`FixedPoint8::to_decimal_string`]): nothing is
+// rounded. Refused with `SF_RESULT_VALIDATION`, `field` = `raw` and code `unsupported_scale`
+// (`decimals` above 8) or `too_many_decimals` (significant digits would be cut off at
+// `decimals`).
+//
+// On success `*text_out` receives the text, owned by the caller (free with
+// `sf_string_free`).
+//
+// # Safety
+// Out-pointers NULL or writable.
+sf_result sf_fixed_point8_format(int64_t raw,
+                                 uint32_t decimals,
+                                 char **text_out,
+                                 sf_error **error_out);
+
 // Lists the extra inputs of a product (as listed): `{"items": [{"key", "label",
 // "required"}...]}` in configuration order; `key` is what `other_ipu` uses, `label` is display
 // text only. A product without `other_ipu_cnf` has none. A malformed entry gives

@@ -254,6 +254,8 @@ static void catalog_demo(sf_client *client, const char *origin) {
     char *created = NULL;
     char *start = NULL;
     char *outcome = NULL;
+    char *shown_price = NULL;
+    int64_t raw_price = 0;
     char token[512];
     char order_no[128];
     char name[256];
@@ -281,6 +283,22 @@ static void catalog_demo(sf_client *client, const char *origin) {
     }
     printf("products: %.80s...\n", page);
     sf_string_free(page);
+
+    /* Catalog prices are eight-decimal fixed point (value x 10^8), exact: text to the raw
+     * integer and back at a display precision (an error, never rounding, if digits are cut). */
+    result = sf_fixed_point8_parse("12.5", &raw_price, &error);
+    if (result != SF_RESULT_OK || raw_price != 1250000000) {
+        report("sf_fixed_point8_parse", result, error);
+        return;
+    }
+    result = sf_fixed_point8_format(raw_price, 2, &shown_price, &error);
+    if (result != SF_RESULT_OK || strcmp(shown_price, "12.50") != 0) {
+        report("sf_fixed_point8_format", result, error);
+        sf_string_free(shown_price);
+        return;
+    }
+    printf("catalog price: %s\n", shown_price);
+    sf_string_free(shown_price);
 
     if (!sandbox_post(origin, "/users/alice/tokens", "{\"client_id\":\"sbx_merchant_client\"}",
                       "access_token", token, sizeof token)) {

@@ -52,7 +52,7 @@ from .inputs import (
     RetryPolicy,
 )
 from .models import PaymentStatus, ResultDict
-from .money import AmountError, from_minor, to_minor
+from .money import AmountError, format_fixed_point8, from_minor, parse_fixed_point8, to_minor
 from .reconcile import (
     LocalRecord,
     ReconcileCursor,
@@ -130,11 +130,13 @@ __all__ = [
     "check_expectation",
     "disable_logging",
     "enable_logging",
+    "format_fixed_point8",
     "from_minor",
     "generate_idempotency_key",
     "library_version",
     "other_ipu",
     "other_ipu_fields",
+    "parse_fixed_point8",
     "sign_webhook",
     "status_version_decision",
     "to_minor",

@@ -70,6 +70,8 @@ SIGNATURES = {
     "sf_other_ipu_fields": ([c_char_p, _p, _p], c_result),
     "sf_money_to_minor": ([c_char_p, c_uint32, c_void_p, _p], c_result),
     "sf_money_from_minor": ([c_uint64, c_uint32, _p, _p], c_result),
+    "sf_fixed_point8_parse": ([c_char_p, c_void_p, _p], c_result),
+    "sf_fixed_point8_format": ([c_int64, c_uint32, _p, _p], c_result),
     "sf_idempotency_key_generate": ([_p, _p], c_result),
     "sf_channels_list": ([c_void_p, _p, _p], c_result),
     "sf_merchant_payment_create": ([c_void_p, c_char_p, _p, _p], c_result),

@@ -250,6 +250,12 @@ fn exports() -> Vec<Export> {
         ex("sf_money_from_minor", &[Out], &[], |a, e| unsafe {
             super::money::sf_money_from_minor(1250, 2, m(a[0]), e)
         }),
+        ex("sf_fixed_point8_parse", &[Str, Out], &[], |a, e| unsafe {
+            super::money::sf_fixed_point8_parse(p(a[0]), m(a[1]), e)
+        }),
+        ex("sf_fixed_point8_format", &[Out], &[], |a, e| unsafe {
+            super::money::sf_fixed_point8_format(1_250_000_000, 2, m(a[0]), e)
+        }),
         ex("sf_idempotency_key_generate", &[Out], &[], |a, e| unsafe {
             super::idempotency::sf_idempotency_key_generate(m(a[0]), e)
         }),

@@ -7,7 +7,9 @@ use std::ptr;
 use super::error::sf_error;
 use super::idempotency::sf_idempotency_key_generate;
 use super::io::sf_string_free;
-use super::money::{sf_money_from_minor, sf_money_to_minor};
+use super::money::{
+    sf_fixed_point8_format, sf_fixed_point8_parse, sf_money_from_minor, sf_money_to_minor,
+};
 use super::other_ipu::sf_other_ipu_fields;
 use super::result::sf_result;
 use super::tests_abi::{error_json, take};
@@ -95,6 +97,101 @@ fn money_exports_check_their_pointers() {
     let r = unsafe { sf_money_to_minor(text.as_ptr(), 2, ptr::null_mut(), ptr::null_mut()) };
     assert_eq!(r, sf_result::NullArgument);
     let r = unsafe { sf_money_from_minor(1, 2, ptr::null_mut(), ptr::null_mut()) };
+    assert_eq!(r, sf_result::NullArgument);
+}
+
+/// `sf_fixed_point8_parse(text)`: the raw value, or the error's (code, field).
+fn fp8_parse(text: &str) -> Result<i64, (String, String)> {
+    let text = CString::new(text).unwrap();
+    let mut out = 0i64;
+    let mut error: *mut sf_error = ptr::null_mut();
+    let r = unsafe { sf_fixed_point8_parse(text.as_ptr(), &mut out, &mut error) };
+    if r == sf_result::Ok {
+        assert!(error.is_null());
+        return Ok(out);
+    }
+    assert_eq!(r, sf_result::Validation);
+    let e = error_json(error).unwrap();
+    Err((
+        e["error"].as_str().unwrap().into(),
+        e["field"].as_str().unwrap().into(),
+    ))
+}
+
+/// `sf_fixed_point8_format(raw, decimals)`: the text, or the error's (code, field).
+fn fp8_format(raw: i64, decimals: u32) -> Result<String, (String, String)> {
+    let mut out: *mut c_char = ptr::null_mut();
+    let mut error: *mut sf_error = ptr::null_mut();
+    let r = unsafe { sf_fixed_point8_format(raw, decimals, &mut out, &mut error) };
+    if r == sf_result::Ok {
+        assert!(error.is_null());
+        let text = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_owned();
+        unsafe { sf_string_free(out) };
+        return Ok(text);
+    }
+    assert_eq!(r, sf_result::Validation);
+    let e = error_json(error).unwrap();
+    Err((
+        e["error"].as_str().unwrap().into(),
+        e["field"].as_str().unwrap().into(),
+    ))
+}
+
+/// Rule (catalog amounts are eight-decimal fixed point, value x 10^8, exact): the cases of
+/// `money::tests::fixed_point8_round_trips_decimal_strings` through the C ABI. The core accepts
+/// signed amounts, so negatives parse and format; nothing is ever rounded.
+#[test]
+fn fixed_point8_text_converts_exactly_with_coded_refusals() {
+    assert_eq!(fp8_parse("12.5"), Ok(1_250_000_000));
+    assert_eq!(fp8_parse("0"), Ok(0));
+    assert_eq!(fp8_parse("-0.00000001"), Ok(-1));
+    assert_eq!(fp8_parse("-12.5"), Ok(-1_250_000_000));
+    assert_eq!(fp8_parse("0.100000000"), Ok(10_000_000));
+    assert_eq!(fp8_parse("92233720368.54775807"), Ok(i64::MAX));
+    assert_eq!(fp8_parse("-92233720368.54775807"), Ok(-i64::MAX));
+    let amount = |code: &str| Err((code.to_owned(), "amount".to_owned()));
+    assert_eq!(fp8_parse("0.000000001"), amount("too_many_decimals"));
+    assert_eq!(fp8_parse("1.123456789"), amount("too_many_decimals"));
+    assert_eq!(fp8_parse("92233720368.54775808"), amount("out_of_range"));
+    assert_eq!(
+        fp8_parse("999999999999999999999999"),
+        amount("out_of_range")
+    );
+    for bad in ["", ".", "1.", ".5", "1e3", "1,5", "NaN", " 1", "1 ", "--1"] {
+        assert_eq!(fp8_parse(bad), amount("syntax"), "{bad:?}");
+    }
+
+    assert_eq!(fp8_format(1_250_000_000, 2).as_deref(), Ok("12.50"));
+    assert_eq!(fp8_format(1_250_000_000, 8).as_deref(), Ok("12.50000000"));
+    assert_eq!(fp8_format(100_000_000, 0).as_deref(), Ok("1"));
+    assert_eq!(fp8_format(0, 0).as_deref(), Ok("0"));
+    assert_eq!(fp8_format(-1, 8).as_deref(), Ok("-0.00000001"));
+    assert_eq!(fp8_format(-1_250_000_000, 1).as_deref(), Ok("-12.5"));
+    assert_eq!(
+        fp8_format(i64::MAX, 8).as_deref(),
+        Ok("92233720368.54775807")
+    );
+    assert_eq!(
+        fp8_format(i64::MIN, 8).as_deref(),
+        Ok("-92233720368.54775808")
+    );
+    let raw = |code: &str| Err((code.to_owned(), "raw".to_owned()));
+    assert_eq!(fp8_format(1_250_000_000, 0), raw("too_many_decimals"));
+    assert_eq!(fp8_format(1, 7), raw("too_many_decimals"));
+    assert_eq!(fp8_format(1, 9), raw("unsupported_scale"));
+    assert_eq!(fp8_format(1, u32::MAX), raw("unsupported_scale"));
+}
+
+/// Rule (ABI conventions): NULL text and NULL out-pointers are refused, nothing written.
+#[test]
+fn fixed_point8_exports_check_their_pointers() {
+    let mut out = 7i64;
+    let r = unsafe { sf_fixed_point8_parse(ptr::null(), &mut out, ptr::null_mut()) };
+    assert_eq!((r, out), (sf_result::NullArgument, 7));
+    let text = CString::new("1").unwrap();
+    let r = unsafe { sf_fixed_point8_parse(text.as_ptr(), ptr::null_mut(), ptr::null_mut()) };
+    assert_eq!(r, sf_result::NullArgument);
+    let r = unsafe { sf_fixed_point8_format(1, 2, ptr::null_mut(), ptr::null_mut()) };
     assert_eq!(r, sf_result::NullArgument);
 }
 
