@@ -12,6 +12,12 @@ namespace Storefront;
  * integer or decimal arithmetic, never floating-point rounding". Nothing is rounded.
  *
  *     Money::toMinor('19.99', 2) === 1999;  Money::fromMinor(1999, 2) === '19.99'
+ *
+ * Catalog amounts (product prices, order amounts) are "integers in eight-decimal fixed point
+ * (value multiplied by 10^8)": parseFixedPoint8 / formatFixedPoint8 convert them through the
+ * core (sf_fixed_point8_parse / sf_fixed_point8_format), exactly.
+ *
+ *     Money::parseFixedPoint8('12.5') === 1250000000;  Money::formatFixedPoint8(1250000000, 2) === '12.50'
  */
 final class Money
 {
@@ -60,6 +66,49 @@ final class Money
         $scale = Input::int('decimals', $decimals, 0, Input::U32_MAX);
         try {
             return Library::callString('sf_money_from_minor', $amountMinor, $scale);
+        } catch (ValidationException $e) {
+            throw self::typed($e);
+        }
+    }
+
+    /**
+     * A catalog amount as decimal text ("12.5") to its raw eight-decimal fixed-point integer
+     * (value × 10^8, 1250000000), exactly, with the core's rules: a leading "-" is accepted
+     * (catalog amounts are signed). Throws AmountException (field `amount`): more than 8
+     * significant fractional digits (`too_many_decimals`, no rounding), outside a signed 64-bit
+     * raw value (`out_of_range`), not a plain decimal (`syntax`). A float is a TypeError (strict
+     * types).
+     */
+    public static function parseFixedPoint8(string $text): int
+    {
+        if (strpos($text, "\0") !== false) {
+            throw self::refused('amount', self::REASON_SYNTAX, '`amount` contains a NUL byte');
+        }
+        $ffi = Library::ffi();
+        $raw = $ffi->new('int64_t');
+        $error = $ffi->new('sf_error*');
+        try {
+            $result = $ffi->sf_fixed_point8_parse($text, \FFI::addr($raw), \FFI::addr($error));
+        } finally {
+            Logging::afterCall();
+        }
+        if ($result !== $ffi->SF_RESULT_OK) {
+            throw self::typed(self::failure($result, $error));
+        }
+        return (int) $raw->cdata;
+    }
+
+    /**
+     * A raw eight-decimal fixed-point catalog amount (value × 10^8) as decimal text with exactly
+     * $decimals fractional digits (1250000000, 2 → "12.50"; -1, 8 → "-0.00000001"). Nothing is
+     * rounded: throws AmountException (field `raw`) when significant digits would be cut off
+     * (`too_many_decimals`) or $decimals is above 8 (`unsupported_scale`).
+     */
+    public static function formatFixedPoint8(int $raw, int $decimals): string
+    {
+        $scale = Input::int('decimals', $decimals, 0, Input::U32_MAX);
+        try {
+            return Library::callString('sf_fixed_point8_format', $raw, $scale);
         } catch (ValidationException $e) {
             throw self::typed($e);
         }
