@@ -91,22 +91,58 @@ unsafe fn verify(
 ) -> Result<(), Failure> {
     let out = OutString::new(notification_json_out, "notification_json_out")?;
     // SAFETY: forwarded caller contract.
-    let verifier = unsafe { verifier.as_ref() }.ok_or_else(|| Failure::null("verifier"))?;
-    // SAFETY: forwarded caller contract.
-    let (event_id, timestamp, signature, body) = unsafe {
-        (
-            opt_str_arg(event_id, "event_id")?,
-            opt_str_arg(timestamp, "timestamp")?,
-            opt_str_arg(signature, "signature")?,
-            bytes_arg(body, body_len, "body")?,
-        )
-    };
-    let verifier = &verifier.verifier;
-    let notification = match now_unix {
-        Some(now) => verifier.verify_at(now, event_id, timestamp, signature, body)?,
-        None => verifier.verify(event_id, timestamp, signature, body)?,
-    };
-    out.write_json(&notification)
+    let delivery =
+        unsafe { Delivery::read(verifier, event_id, timestamp, signature, body, body_len) }?;
+    out.write_json(&delivery.verify_raw(now_unix)?.decode()?)
+}
+
+/// The arguments of one delivery, checked and borrowed from the caller.
+struct Delivery<'a> {
+    verifier: &'a crate::webhook::WebhookVerifier,
+    event_id: Option<&'a str>,
+    timestamp: Option<&'a str>,
+    signature: Option<&'a str>,
+    body: &'a [u8],
+}
+
+impl<'a> Delivery<'a> {
+    /// Checks the pointers (NULL verifier refused; NULL header = absent) and the text.
+    ///
+    /// # Safety
+    /// As for `sf_webhook_verify`.
+    unsafe fn read(
+        verifier: *const sf_webhook_verifier,
+        event_id: *const c_char,
+        timestamp: *const c_char,
+        signature: *const c_char,
+        body: *const u8,
+        body_len: usize,
+    ) -> Result<Delivery<'a>, Failure> {
+        // SAFETY: forwarded caller contract.
+        let verifier = unsafe { verifier.as_ref() }.ok_or_else(|| Failure::null("verifier"))?;
+        // SAFETY: forwarded caller contract.
+        unsafe {
+            Ok(Delivery {
+                verifier: &verifier.verifier,
+                event_id: opt_str_arg(event_id, "event_id")?,
+                timestamp: opt_str_arg(timestamp, "timestamp")?,
+                signature: opt_str_arg(signature, "signature")?,
+                body: bytes_arg(body, body_len, "body")?,
+            })
+        }
+    }
+
+    /// Signature, timestamp and envelope, at `now_unix` or on the verifier's clock.
+    fn verify_raw(
+        &self,
+        now_unix: Option<i64>,
+    ) -> Result<crate::webhook::VerifiedNotification<'a>, crate::webhook::WebhookError> {
+        let (v, body) = (self.verifier, self.body);
+        match now_unix {
+            Some(now) => v.verify_raw_at(now, self.event_id, self.timestamp, self.signature, body),
+            None => v.verify_raw(self.event_id, self.timestamp, self.signature, body),
+        }
+    }
 }
 
 /// Verifies a status notification: the three header values as received
@@ -200,21 +236,9 @@ unsafe fn verify_body(
     now_unix: Option<i64>,
 ) -> Result<(), Failure> {
     // SAFETY: forwarded caller contract.
-    let verifier = unsafe { verifier.as_ref() }.ok_or_else(|| Failure::null("verifier"))?;
-    // SAFETY: forwarded caller contract.
-    let (event_id, timestamp, signature, body) = unsafe {
-        (
-            opt_str_arg(event_id, "event_id")?,
-            opt_str_arg(timestamp, "timestamp")?,
-            opt_str_arg(signature, "signature")?,
-            bytes_arg(body, body_len, "body")?,
-        )
-    };
-    let verifier = &verifier.verifier;
-    match now_unix {
-        Some(now) => verifier.verify_raw_at(now, event_id, timestamp, signature, body)?,
-        None => verifier.verify_raw(event_id, timestamp, signature, body)?,
-    };
+    let delivery =
+        unsafe { Delivery::read(verifier, event_id, timestamp, signature, body, body_len) }?;
+    delivery.verify_raw(now_unix)?;
     Ok(())
 }
 
