@@ -394,7 +394,8 @@ static void merchant_demo(sf_client *client, const char *origin) {
         report("sf_idempotency_key_generate", result, error);
         return;
     }
-    snprintf(reference, sizeof reference, "c-example-%ld", (long)time(NULL));
+    /* Unique per run: the reconciler below finds "ambiguous" when two payments share it. */
+    snprintf(reference, sizeof reference, "c-example-%ld-%ld", (long)time(NULL), (long)getpid());
     snprintf(request, sizeof request,
              "{\"external_reference\":\"%s\",\"amount_minor\":%llu,\"currency\":\"USD\","
              "\"idempotency_key\":\"%s\"}",
