@@ -133,7 +133,9 @@ fn defaults_table_is_the_configuration() {
     assert_eq!(json.rate_limits, new.rate_limits);
 }
 
-/// Issue 12 item 3: a payment still open when the wait's timeout passes is the outcome
+/// Contract (Errors): "HTTP 202 `provider_result_pending` is not success of payment"; (Merchant
+/// payment statuses) "do not judge failure from a local timer". Issue 12 item 3: a payment still
+/// open when the wait's timeout passes is the outcome
 /// `StillPending` (with the last status), not an error; here the status polls fail with 202
 /// `provider_result_pending` until then, so the outcome says the last poll failed.
 #[tokio::test]
@@ -196,6 +198,7 @@ async fn wait_reports_still_pending_as_an_outcome() {
     assert!(!h.requests_to("GET", &path).await.is_empty());
 }
 
+/// Contract (Errors): 202 `provider_result_pending`, "keep the original payment and check".
 /// Issue 12 item 3: a 202 `provider_result_pending` on payment start carries the order number
 /// and channel the app checks the payment with, and the advice to keep the original payment.
 #[tokio::test]
@@ -236,7 +239,8 @@ async fn provider_result_pending_carries_the_order_number() {
     );
 }
 
-/// Issue 12 item 3: an order creation of unknown outcome carries the request (the contract
+/// Contract (Overview 8): no general order-list endpoint; (client rules) never retry a catalog
+/// order POST blindly. Issue 12 item 3: an order creation of unknown outcome carries the request (the contract
 /// has no order list and no number arrived) and advice an app can follow; a payment start of
 /// unknown outcome carries the order number to poll.
 #[tokio::test]
@@ -301,7 +305,8 @@ async fn outcome_unknown_carries_the_request_and_followable_advice() {
     assert_eq!(outcome.payment_status(), PaymentStatus::Paid);
 }
 
-/// Issue 12 item 3: a merchant payment's amount displays as `12.50 USD`, the raw minor amount
+/// Contract (Money): `amount_minor` is the amount times 10^`currency_decimals`, converted with
+/// integer arithmetic only. Issue 12 item 3: a merchant payment's amount displays as `12.50 USD`, the raw minor amount
 /// says what it is, and a payment start's expiry displays as RFC 3339 in UTC.
 #[tokio::test]
 async fn amounts_and_expiry_display_for_people() {

@@ -56,6 +56,24 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
+/// Creates a merchant payment notifying a fresh receiver and returns its first delivery (the
+/// `pending` notification) as received: headers and raw body.
+async fn first_delivery(h: &Harness, reference: &str, amount: &str) -> (HeaderMap, Bytes) {
+    let (url, deliveries) = receiver().await;
+    h.client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new(
+                reference,
+                MinorAmount::parse_decimal(amount, 2).unwrap(),
+                "USD",
+            )
+            .with_notification(&url, SECRET),
+        )
+        .await
+        .unwrap();
+    wait_for(&deliveries, 1).await.remove(0)
+}
+
 /// Events: the sandbox's `pending` and `paid` notifications verify with the payment's secret,
 /// carry typed data, increase `status_version`, and match the merchant's expectation.
 #[tokio::test]
@@ -134,19 +152,7 @@ async fn sandbox_notifications_verify_and_match_the_expectation() {
 #[tokio::test]
 async fn altered_deliveries_are_rejected_each_with_its_own_error() {
     let h = Harness::start().await;
-    let (url, deliveries) = receiver().await;
-    h.client
-        .create_merchant_payment(
-            &CreateMerchantPayment::new(
-                "hook-order-2",
-                MinorAmount::parse_decimal("1.00", 2).unwrap(),
-                "USD",
-            )
-            .with_notification(&url, SECRET),
-        )
-        .await
-        .unwrap();
-    let (headers, body) = wait_for(&deliveries, 1).await.remove(0);
+    let (headers, body) = first_delivery(&h, "hook-order-2", "1.00").await;
     let id = header(&headers, HEADER_EVENT_ID).unwrap();
     let ts = header(&headers, HEADER_TIMESTAMP).unwrap();
     let sig = header(&headers, HEADER_SIGNATURE).unwrap();
@@ -455,19 +461,7 @@ async fn expectation_checks_reference_amount_currency_and_test_mode() {
 #[tokio::test]
 async fn raw_path_verifies_sandbox_deliveries_and_refuses_each_alteration() {
     let h = Harness::start().await;
-    let (url, deliveries) = receiver().await;
-    h.client
-        .create_merchant_payment(
-            &CreateMerchantPayment::new(
-                "hook-order-raw",
-                MinorAmount::parse_decimal("3.10", 2).unwrap(),
-                "USD",
-            )
-            .with_notification(&url, SECRET),
-        )
-        .await
-        .unwrap();
-    let (headers, body) = wait_for(&deliveries, 1).await.remove(0);
+    let (headers, body) = first_delivery(&h, "hook-order-raw", "3.10").await;
     let id = header(&headers, HEADER_EVENT_ID).unwrap();
     let ts = header(&headers, HEADER_TIMESTAMP).unwrap();
     let sig = header(&headers, HEADER_SIGNATURE).unwrap();
