@@ -210,6 +210,13 @@ pub struct Config {
     /// slot, which bounds connections and memory under any burst.
     #[serde(default = "default_max_in_flight")]
     pub max_in_flight: usize,
+    /// Where the rate budgets, the pause after a 429 and the client-credentials token are shared
+    /// by every process and host using this client id (`sqlite:///path.db`, `redis://host:6379/0`,
+    /// `postgres://user@host/db`; see [`crate::store`'s table](crate::SharedStateStatus)). `None`
+    /// (the default) keeps them in this client value. The URL may carry a password: it is a
+    /// secret, redacted in `Debug`.
+    #[serde(default)]
+    pub shared_state: Option<Secret>,
 }
 
 fn default_scopes() -> Vec<String> {
@@ -276,6 +283,7 @@ impl Config {
             token_refresh_margin: default_refresh_margin(),
             rate_limits: RateLimits::default(),
             max_in_flight: default_max_in_flight(),
+            shared_state: None,
         }
     }
 
@@ -357,6 +365,13 @@ impl Config {
         self
     }
 
+    /// Shares the rate budgets and the token through the store at `url` (see
+    /// [`Config::shared_state`]).
+    pub fn with_shared_state(mut self, url: impl Into<String>) -> Self {
+        self.shared_state = Some(Secret::new(url.into()));
+        self
+    }
+
     /// Sets how long before its expiry a cached client token is renewed.
     pub fn with_token_refresh_margin(mut self, margin: Duration) -> Self {
         self.token_refresh_margin = margin;
@@ -403,12 +418,17 @@ impl Config {
             Some(app) if !app.trim().is_empty() => format!("{SDK_USER_AGENT} {}", app.trim()),
             _ => SDK_USER_AGENT.to_owned(),
         };
+        let shared_state = match &self.shared_state {
+            Some(url) => Some(crate::store::StoreUrl::parse(url.expose())?),
+            None => None,
+        };
         Ok(ValidConfig {
             base_url,
             origin,
             token_endpoint,
             userinfo_endpoint,
             user_agent,
+            shared_state,
         })
     }
 
@@ -487,6 +507,8 @@ pub(crate) struct ValidConfig {
     pub token_endpoint: Url,
     pub userinfo_endpoint: Option<Url>,
     pub user_agent: String,
+    /// The parsed [`Config::shared_state`] URL.
+    pub shared_state: Option<crate::store::StoreUrl>,
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ mod rate_limit;
 pub mod reconcile;
 mod secret;
 pub mod serde_util;
+mod store;
 mod tls;
 mod transport;
 pub mod webhook;
@@ -79,6 +80,10 @@ pub use reconcile::{
     LocalRecord, ReconcileCursor, ReconcileFinding, ReconcileOptions, ReconcileReport, Reconciler,
 };
 pub use secret::Secret;
+pub use store::{
+    DEFAULT_STORE_TIMEOUT, DEFAULT_TOKEN_LEASE, PROBE_INTERVAL, SharedStateStatus, StoredState,
+    StoredWindow,
+};
 pub use webhook::{
     NotificationData, PaymentExpectation, StatusNotification, TestSigner, VerifiedNotification,
     VersionDecision, WebhookError, WebhookVerifier, status_version_decision,

@@ -1,0 +1,1 @@
+//! Placeholder until the postgres backend lands (not compiled without its feature).

@@ -1,0 +1,1 @@
+//! Placeholder until the redis backend lands (not compiled without its feature).

@@ -1,0 +1,1 @@
+//! Placeholder until the sqlite backend lands (not compiled without its feature).
