@@ -48,6 +48,17 @@ pub(crate) mod postgres;
 pub(crate) mod redis;
 #[cfg(feature = "store-sqlite")]
 pub(crate) mod sqlite;
+#[cfg(all(
+    test,
+    any(feature = "store-sqlite", feature = "store-redis", feature = "store-postgres")
+))]
+mod conformance;
+#[cfg(all(
+    test,
+    any(feature = "store-sqlite", feature = "store-redis", feature = "store-postgres")
+))]
+#[allow(dead_code)] // each backend's test uses its own server
+mod test_servers;
 
 /// Default bound on one store round trip: past it the call goes on with in-process state.
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(500);
