@@ -16,8 +16,21 @@ use crate::error::{ApiError, ApiResult};
 use crate::ids::random_hex;
 use crate::state::{AccessToken, Shared, Subject};
 
-/// Lifetime of issued access tokens, in seconds of the sandbox clock.
+/// Default lifetime of issued access tokens, in seconds of the sandbox clock. The lifetime of
+/// client-credentials tokens can be changed ([`crate::SandboxOptions::token_lifetime_seconds`],
+/// `--token-lifetime`, `PUT /_sandbox/token-lifetime`); it is kept in
+/// [`crate::state::World::token_lifetime_seconds`].
 pub const TOKEN_LIFETIME_SECONDS: i64 = 3600;
+
+/// Longest configurable client-credentials token lifetime (365 days), so that an expiry always
+/// stays a representable time.
+pub const MAX_TOKEN_LIFETIME_SECONDS: i64 = 365 * 86_400;
+
+/// Whether `seconds` is an acceptable client-credentials token lifetime: from 0 (the grant says
+/// `expires_in: 0` and the token is expired at once) to [`MAX_TOKEN_LIFETIME_SECONDS`].
+pub fn valid_token_lifetime(seconds: i64) -> bool {
+    (0..=MAX_TOKEN_LIFETIME_SECONDS).contains(&seconds)
+}
 
 /// Scopes only a user-authorized token can carry; client-credentials grants never include them,
 /// so a client token on a user endpoint is refused with 403 `insufficient_scope`.
@@ -43,7 +56,8 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> ApiError {
 }
 
 /// POST {token_endpoint}: form-encoded client-credentials grant. Returns `access_token`, the
-/// granted `scope` (space-separated) and `expires_in`.
+/// granted `scope` (space-separated) and `expires_in`: the configured token lifetime, which is
+/// also how long after the grant (on the sandbox clock) the token stops being accepted.
 pub async fn token_endpoint(
     State(shared): State<Arc<Shared>>,
     form: Result<Form<TokenRequest>, axum::extract::rejection::FormRejection>,
@@ -90,6 +104,7 @@ pub async fn token_endpoint(
         .cloned()
         .collect();
     let scopes = grant(&grantable, request.scope.as_deref())?;
+    let lifetime = world.token_lifetime_seconds;
     let now = shared.clock.now();
     let token = random_hex("sbx_at_", 24);
     world.tokens.insert(
@@ -98,7 +113,7 @@ pub async fn token_endpoint(
             client_id,
             subject: Subject::Client,
             scopes: scopes.clone(),
-            expires_at: now + Duration::seconds(TOKEN_LIFETIME_SECONDS),
+            expires_at: now + Duration::seconds(lifetime),
         },
     );
     // RFC 6749 section 5.1: token responses are never cached.
@@ -107,7 +122,7 @@ pub async fn token_endpoint(
         Json(json!({
             "access_token": token,
             "token_type": "Bearer",
-            "expires_in": TOKEN_LIFETIME_SECONDS,
+            "expires_in": lifetime,
             "scope": scopes.join(" "),
         })),
     ))
@@ -275,10 +290,11 @@ impl FromRequestParts<Arc<Shared>> for Caller {
             .ok_or_else(ApiError::invalid_token)?;
         let now = shared.clock.now();
         let world = shared.world();
+        // A token is accepted strictly before its expiry: at `expires_at` it is expired.
         let record = world
             .tokens
             .get(token)
-            .filter(|t| t.expires_at > now)
+            .filter(|t| now < t.expires_at)
             .ok_or_else(ApiError::invalid_token)?;
         let merchant_no = world
             .clients

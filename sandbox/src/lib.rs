@@ -50,6 +50,12 @@ pub struct SandboxOptions {
     /// Length of the rate-limit windows in seconds (default 60, the contract's minute). The
     /// budgets stay the contract's; a shorter window lets tests see pacing in seconds.
     pub rate_limit_window_seconds: u32,
+    /// Lifetime of client-credentials tokens in seconds of the sandbox clock: the grant's
+    /// `expires_in`, after which the token gets 401 `invalid_token`. `None` (default) keeps
+    /// [`auth::TOKEN_LIFETIME_SECONDS`] (3600). From 0 (expired at once) to
+    /// [`auth::MAX_TOKEN_LIFETIME_SECONDS`]; anything else makes [`Sandbox::start_with`] fail
+    /// with `InvalidInput`. `PUT /_sandbox/token-lifetime` changes it at run time.
+    pub token_lifetime_seconds: Option<i64>,
 }
 
 impl Default for SandboxOptions {
@@ -60,6 +66,7 @@ impl Default for SandboxOptions {
             tls: false,
             allow_loopback_notify: true,
             rate_limit_window_seconds: limits::WINDOW_SECONDS as u32,
+            token_lifetime_seconds: None,
         }
     }
 }
@@ -81,6 +88,18 @@ impl Sandbox {
 
     /// Starts a sandbox with the given options on the current tokio runtime.
     pub async fn start_with(options: SandboxOptions) -> std::io::Result<Sandbox> {
+        let token_lifetime = options
+            .token_lifetime_seconds
+            .unwrap_or(auth::TOKEN_LIFETIME_SECONDS);
+        if !auth::valid_token_lifetime(token_lifetime) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "token_lifetime_seconds must be from 0 to {}, not {token_lifetime}",
+                    auth::MAX_TOKEN_LIFETIME_SECONDS
+                ),
+            ));
+        }
         let listener = TcpListener::bind(SocketAddr::new(options.host, options.port)).await?;
         let address = listener.local_addr()?;
         let tls = if options.tls {
@@ -105,9 +124,13 @@ impl Sandbox {
             delivery_client(options.allow_loopback_notify, dns.clone())?,
             dns,
         ));
-        shared.world().limits.set_window(time::Duration::seconds(
-            options.rate_limit_window_seconds.into(),
-        ));
+        {
+            let mut world = shared.world();
+            world.limits.set_window(time::Duration::seconds(
+                options.rate_limit_window_seconds.into(),
+            ));
+            world.token_lifetime_seconds = token_lifetime;
+        }
         let app = app::router(shared.clone());
         let ca_pem = tls.as_ref().map(|t| t.ca_pem.clone());
         let tasks = vec![

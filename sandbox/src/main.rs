@@ -15,7 +15,10 @@ const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] 
                      refuse loopback notification targets at creation and delivery, as the real service does
   --rate-limit-window SECONDS
                      length of the per-client rate-limit windows (default 60, the contract's minute;
-                     budgets stay 60/300/30), so a client's pacing can be watched in seconds";
+                     budgets stay 60/300/30), so a client's pacing can be watched in seconds
+  --token-lifetime SECONDS
+                     lifetime of client-credentials tokens, the grant's expires_in (default 3600;
+                     0 is allowed: expired at once); PUT /_sandbox/token-lifetime changes it later";
 
 struct Args {
     options: SandboxOptions,
@@ -52,6 +55,20 @@ fn parse_args() -> Result<Args, String> {
                     .ok_or_else(|| {
                         "--rate-limit-window takes whole seconds, at least 1".to_string()
                     })?
+            }
+            "--token-lifetime" => {
+                options.token_lifetime_seconds = Some(
+                    value("--token-lifetime")?
+                        .parse()
+                        .ok()
+                        .filter(|s: &i64| storefront_sandbox::auth::valid_token_lifetime(*s))
+                        .ok_or_else(|| {
+                            format!(
+                                "--token-lifetime takes whole seconds from 0 to {}",
+                                storefront_sandbox::auth::MAX_TOKEN_LIFETIME_SECONDS
+                            )
+                        })?,
+                )
             }
             "--ready-file" => ready_file = Some(PathBuf::from(value("--ready-file")?)),
             "-h" | "--help" => return Err(USAGE.to_string()),

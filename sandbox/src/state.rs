@@ -72,6 +72,10 @@ pub struct World {
     pub users: BTreeMap<String, User>,
     /// Issued access tokens by token value.
     pub tokens: HashMap<String, AccessToken>,
+    /// Lifetime of client-credentials tokens granted from now on, in seconds of the sandbox
+    /// clock (default [`crate::auth::TOKEN_LIFETIME_SECONDS`]; see
+    /// [`crate::auth::valid_token_lifetime`]). A reset keeps it.
+    pub token_lifetime_seconds: i64,
     /// Payment channels by channel identifier (`payment_no`).
     pub channels: BTreeMap<String, Channel>,
     /// Enabled currencies and their precision.
@@ -401,6 +405,7 @@ impl World {
             clients,
             users,
             tokens: HashMap::new(),
+            token_lifetime_seconds: crate::auth::TOKEN_LIFETIME_SECONDS,
             channels,
             currencies: seed::CURRENCIES
                 .iter()

@@ -188,3 +188,60 @@ fn binary_refuses_unknown_arguments_with_usage() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("usage:"));
 }
+
+/// `--token-lifetime SECONDS` is the grant's `expires_in` (0 allowed); a negative or non-numeric
+/// value is refused with the usage error.
+#[tokio::test]
+async fn binary_token_lifetime_flag_sets_expires_in() {
+    for seconds in ["2", "0"] {
+        let dir = scratch_dir("lifetime");
+        let ready_path = dir.join("ready.json");
+        let (running, ready) = start(&["--port", "0", "--token-lifetime", seconds], &ready_path);
+        let http = harness::http_client(None);
+        let token: Value = http
+            .post(ready["token_endpoint"].as_str().unwrap())
+            .form(&[
+                ("grant_type", "client_credentials"),
+                ("client_id", seed::MERCHANT_CLIENT_ID),
+                ("client_secret", seed::MERCHANT_CLIENT_SECRET),
+            ])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(token["expires_in"], seconds.parse::<i64>().unwrap());
+        let lifetime: Value = http
+            .get(format!(
+                "{}/token-lifetime",
+                ready["control_url"].as_str().unwrap()
+            ))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(lifetime["seconds"], seconds.parse::<i64>().unwrap());
+        drop(running);
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    for bad in ["-1", "soon", "1.5"] {
+        let output = Command::new(BINARY)
+            .args(["--port", "0", "--token-lifetime", bad])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains("--token-lifetime"),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn binary_usage_lists_the_token_lifetime_flag() {
+    let output = Command::new(BINARY).arg("--help").output().unwrap();
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--token-lifetime SECONDS"));
+}

@@ -22,6 +22,10 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/clock/advance", post(advance_clock))
         .route("/users/{user}", get(user))
         .route("/users/{user}/wallet", put(set_wallet))
+        .route(
+            "/token-lifetime",
+            get(token_lifetime).put(set_token_lifetime),
+        )
         .route("/reset", post(reset))
 }
 
@@ -95,15 +99,47 @@ async fn set_wallet(
     ))
 }
 
+/// GET /_sandbox/token-lifetime: `{"seconds"}`, the lifetime of client-credentials tokens
+/// granted from now on.
+async fn token_lifetime(State(shared): State<Arc<Shared>>) -> Json<Value> {
+    Json(json!({ "seconds": shared.world().token_lifetime_seconds }))
+}
+
+/// PUT /_sandbox/token-lifetime: `{"seconds"}` (whole seconds, 0 to
+/// [`crate::auth::MAX_TOKEN_LIFETIME_SECONDS`]) becomes the lifetime (`expires_in`) of
+/// client-credentials tokens granted from now on; tokens already issued keep their expiry.
+/// Anything else gives 400 `invalid_request` with `field` `seconds`.
+async fn set_token_lifetime(
+    State(shared): State<Arc<Shared>>,
+    JsonBody(body): JsonBody<Value>,
+) -> Result<Json<Value>, ApiError> {
+    let seconds = body
+        .get("seconds")
+        .and_then(Value::as_i64)
+        .filter(|s| crate::auth::valid_token_lifetime(*s))
+        .ok_or_else(|| {
+            ApiError::invalid_request(format!(
+                "seconds must be whole seconds from 0 to {}",
+                crate::auth::MAX_TOKEN_LIFETIME_SECONDS
+            ))
+            .field("seconds")
+        })?;
+    shared.world().token_lifetime_seconds = seconds;
+    Ok(Json(json!({ "seconds": seconds })))
+}
+
 /// POST /_sandbox/reset: every stored thing goes back to the seed (tokens, orders, payments,
 /// notifications, faults, request log, rate limits, pinned host names). The clock keeps its
-/// offset: it never runs back, and the rate-limit window keeps its configured length.
+/// offset: it never runs back; the rate-limit window keeps its configured length and the token
+/// lifetime its configured value.
 async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
     {
         let mut world = shared.world();
         let window = world.limits.window();
+        let token_lifetime = world.token_lifetime_seconds;
         *world = World::seeded();
         world.limits.set_window(window);
+        world.token_lifetime_seconds = token_lifetime;
     }
     shared.dns.clear();
     Json(json!({ "reset": true }))
