@@ -9,6 +9,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use reqwest::header::HeaderValue;
@@ -18,6 +19,7 @@ use tokio::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::secret::Secret;
+use crate::store::{SharedState, StoredFailure, StoredToken, TokenLookup};
 
 /// Longest time a client-credentials token is kept before it is renewed, whatever `expires_in`
 /// the token endpoint grants (one day).
@@ -60,12 +62,21 @@ pub struct GrantedToken {
 pub(crate) struct Bearer {
     pub token: Secret,
     pub header: HeaderValue,
+    /// When a client-credentials token expires ("manage lifetime by `expires_in`"): the request
+    /// path never sends it at or after this instant. `None` for user tokens (the host app
+    /// manages their lifetime).
+    pub expires_at: Option<Instant>,
 }
 
 impl Bearer {
     /// The token and its header value. A token that cannot be a header value (control
     /// characters) gets a placeholder value the service refuses with 401, as before.
     pub fn new(token: Secret) -> Bearer {
+        Bearer::expiring(token, None)
+    }
+
+    /// [`Bearer::new`] for a token that expires at `expires_at`.
+    pub fn expiring(token: Secret, expires_at: Option<Instant>) -> Bearer {
         let mut text = String::with_capacity(7 + token.len());
         text.push_str("Bearer ");
         text.push_str(token.expose());
@@ -73,13 +84,22 @@ impl Bearer {
             .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid"));
         zeroize::Zeroize::zeroize(&mut text);
         header.set_sensitive(true);
-        Bearer { token, header }
+        Bearer {
+            token,
+            header,
+            expires_at,
+        }
     }
 
     /// Whether this is the token `other` (the same value): the same allocation answers at once,
     /// anything else is compared in constant time.
     pub fn same_token(self: &Arc<Self>, other: &Arc<Bearer>) -> bool {
         Arc::ptr_eq(self, other) || self.token == other.token
+    }
+
+    /// Whether the token has expired at `now` (never for user tokens).
+    pub fn expired(&self, now: Instant) -> bool {
+        self.expires_at.is_some_and(|at| now >= at)
     }
 }
 
@@ -89,6 +109,40 @@ pub(crate) struct CachedToken {
     pub bearer: Arc<Bearer>,
     pub refresh_at: Instant,
     pub granted: GrantedToken,
+}
+
+impl CachedToken {
+    /// The token granted for `expires_in` seconds by a token request sent at `sent_at` (the
+    /// service counts the lifetime from no earlier than that, so the expiry is never late).
+    pub fn granted(
+        token: Secret,
+        scope: Option<&str>,
+        expires_in: u64,
+        sent_at: Instant,
+        margin: Duration,
+    ) -> Self {
+        // A token granted for 0 s is handed only to the calls that waited for its request, at
+        // once (never cached: its renewal time is its grant), so it carries no expiry for the
+        // request path to refuse it by.
+        let expires_at = (expires_in > 0).then(|| expiry(sent_at, expires_in));
+        CachedToken {
+            bearer: Arc::new(Bearer::expiring(token, expires_at)),
+            refresh_at: refresh_at(sent_at, expires_in, margin),
+            granted: GrantedToken {
+                scope: scope
+                    .unwrap_or_default()
+                    .split(' ')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+                expires_in,
+            },
+        }
+    }
+
+    fn expires_at(&self) -> Instant {
+        self.bearer.expires_at.unwrap_or(self.refresh_at)
+    }
 }
 
 /// A failed token request, shared with every call that waited for it and with the calls that
@@ -106,12 +160,12 @@ pub(crate) struct RefreshState {
     pub failure: Option<TokenFailure>,
     /// Failures in a row (for the back-off), reset by a success.
     pub consecutive_failures: u32,
+    /// The token the last token request brought, with the number of that request: a call that
+    /// waited for that request takes it even when its lifetime is 0 (`expires_in: 0`), so one
+    /// token request serves every waiter instead of one request per waiting call.
+    pub last: Option<(u64, CachedToken)>,
 }
 
-/// Shortest time a granted token is reused, whatever `expires_in` says (`expires_in: 0` would
-/// otherwise cost one token request per call); a token the service then refuses is dropped by
-/// the 401 path and renewed once.
-pub(crate) const MIN_TOKEN_REUSE: Duration = Duration::from_secs(5);
 /// Back-off after a failed token request that may heal (transport, 5xx): doubles per failure in
 /// a row from the first value up to the second.
 pub(crate) const TOKEN_RETRY_BACKOFF: (Duration, Duration) =
@@ -119,21 +173,46 @@ pub(crate) const TOKEN_RETRY_BACKOFF: (Duration, Duration) =
 /// Back-off after the token endpoint refused the credentials (4xx such as `invalid_client`):
 /// asking again with the same credentials gives the same answer.
 pub(crate) const TOKEN_CREDENTIALS_BACKOFF: Duration = Duration::from_secs(30);
+/// Longest pause between two looks at the shared store while another process holds the token
+/// lease.
+const LEASE_POLL: Duration = Duration::from_millis(100);
+
+/// Boxed future of one token request (the transport's), as the cache asks for it.
+pub(crate) type FetchFuture<'a> = Pin<Box<dyn Future<Output = Result<CachedToken>> + Send + 'a>>;
 
 /// Client-credentials token cache. Reading a valid token takes no async lock and copies nothing
 /// but a reference count (every request does it, [`ClientTokenCache::fresh_bearer`]); renewing
 /// takes the `refresh` mutex, held across the token request, so however many calls wait, one
 /// token request is in flight and all of them share its token or its failure.
-#[derive(Default)]
+///
+/// With a shared store ([`crate::Config::shared_state`]) the process first looks in the store: a
+/// token another process fetched is used as is; when there is none, one process in the whole
+/// shop takes the lease and fetches it while the others wait for it; a failure and its back-off
+/// are shared the same way. The store failing never fails the call: the cache then works as
+/// above, in this process alone.
 pub(crate) struct ClientTokenCache {
     current: std::sync::RwLock<Option<CachedToken>>,
-    pub refresh: Mutex<RefreshState>,
+    refresh: Mutex<RefreshState>,
+    /// Token requests finished (successfully) so far: the `last` token's number.
+    requests: AtomicU64,
     /// The last token issued, readable without waiting for a token request in flight (used to
     /// refuse it where a user token is required).
     latest: std::sync::Mutex<Option<Secret>>,
+    shared: Option<Arc<SharedState>>,
 }
 
 impl ClientTokenCache {
+    /// A cache over `shared` when given.
+    pub fn new(shared: Option<Arc<SharedState>>) -> Self {
+        ClientTokenCache {
+            current: Default::default(),
+            refresh: Default::default(),
+            requests: AtomicU64::new(0),
+            latest: Default::default(),
+            shared,
+        }
+    }
+
     /// The cached token while it is fresh (`now` before its renewal time), with its grant.
     pub fn fresh(&self, now: Instant) -> Option<CachedToken> {
         let current = self.current.read().ok()?;
@@ -150,13 +229,12 @@ impl ClientTokenCache {
             .map(|c| c.bearer.clone())
     }
 
-    /// Stores a newly issued token.
-    pub fn store(&self, cached: CachedToken) {
+    fn keep(&self, cached: &CachedToken) {
         if let Ok(mut latest) = self.latest.lock() {
             *latest = Some(cached.bearer.token.clone());
         }
         if let Ok(mut current) = self.current.write() {
-            *current = Some(cached);
+            *current = Some(cached.clone());
         }
     }
 
@@ -169,7 +247,7 @@ impl ClientTokenCache {
     }
 
     /// Forgets `rejected` if it is still the cached token (a concurrent refresh may already have
-    /// replaced it, in which case the new token is kept).
+    /// replaced it, in which case the new token is kept), here and in the shared store.
     pub async fn invalidate(&self, rejected: &Arc<Bearer>) {
         if let Ok(mut current) = self.current.write()
             && current
@@ -177,6 +255,17 @@ impl ClientTokenCache {
                 .is_some_and(|c| c.bearer.same_token(rejected))
         {
             *current = None;
+        }
+        if let Ok(mut refresh) = self.refresh.try_lock()
+            && refresh
+                .last
+                .as_ref()
+                .is_some_and(|(_, c)| c.bearer.same_token(rejected))
+        {
+            refresh.last = None;
+        }
+        if let Some(shared) = &self.shared {
+            let _ = shared.call(|s| s.drop_token(&rejected.token)).await;
         }
     }
 
@@ -196,18 +285,168 @@ impl ClientTokenCache {
             .min(max)
     }
 
-    /// When a token granted for `expires_in` seconds should be renewed: `margin` before expiry,
-    /// but never earlier than half its lifetime, nor sooner than [`MIN_TOKEN_REUSE`]. A lifetime above [`MAX_TOKEN_LIFETIME`] is
-    /// treated as that maximum (the token is cached and renewed after about a day), so any
-    /// `expires_in`, up to `u64::MAX`, gives a usable cached token and never overflows the clock.
-    pub fn refresh_at(now: Instant, expires_in: u64, margin: Duration) -> Instant {
-        let lifetime = Duration::from_secs(expires_in).min(MAX_TOKEN_LIFETIME);
-        let early = margin.min(lifetime / 2);
-        let wait = lifetime.saturating_sub(early).max(MIN_TOKEN_REUSE);
-        now.checked_add(wait)
-            .or_else(|| now.checked_add(Duration::from_secs(60)))
-            .unwrap_or(now)
+    /// The cached token and its grant, else one token request (single flight in the process,
+    /// one lease holder across processes with a shared store): the calls that wait for a token
+    /// request share its token or its failure, and a failure is answered from memory until its
+    /// back-off ends ([`ClientTokenCache::failure_backoff`]). `fetch` is the token request.
+    pub async fn get<'a>(&'a self, fetch: impl FnOnce() -> FetchFuture<'a>) -> Result<CachedToken> {
+        if let Some(c) = self.fresh(Instant::now()) {
+            return Ok(c);
+        }
+        let seen = self.requests.load(Ordering::Acquire);
+        let mut refresh = self.refresh.lock().await;
+        let now = Instant::now();
+        // Renewed while this call waited.
+        if let Some(c) = self.fresh(now) {
+            return Ok(c);
+        }
+        if let Some((n, c)) = &refresh.last
+            && *n != seen
+            && (now < c.expires_at() || c.granted.expires_in == 0)
+        {
+            return Ok(c.clone());
+        }
+        if let Some(failure) = &refresh.failure
+            && now < failure.retry_at
+        {
+            return Err(failure.error.clone());
+        }
+        if let Some(shared) = self.shared.clone() {
+            loop {
+                let lookup = shared
+                    .call(|s| s.token(&shared.holder, shared.token_lease.as_millis() as u64))
+                    .await;
+                match lookup {
+                    None => break,
+                    Some(TokenLookup::Fresh(stored)) => {
+                        let now = Instant::now();
+                        let cached = CachedToken {
+                            bearer: Arc::new(Bearer::expiring(
+                                stored.token,
+                                Some(after(now, stored.expires_in_ms)),
+                            )),
+                            refresh_at: after(now, stored.refresh_in_ms.min(stored.expires_in_ms)),
+                            granted: GrantedToken {
+                                scope: stored
+                                    .scope
+                                    .split(' ')
+                                    .filter(|s| !s.is_empty())
+                                    .map(str::to_owned)
+                                    .collect(),
+                                expires_in: stored.expires_in,
+                            },
+                        };
+                        self.keep(&cached);
+                        return Ok(cached);
+                    }
+                    Some(TokenLookup::Failed(failure, left_ms)) => {
+                        let error = failure.to_error();
+                        refresh.failure = Some(TokenFailure {
+                            error: error.clone(),
+                            retry_at: after(Instant::now(), left_ms),
+                        });
+                        return Err(error);
+                    }
+                    Some(TokenLookup::Leased) => {
+                        return self.fetch(&mut refresh, fetch, Some(&shared)).await;
+                    }
+                    Some(TokenLookup::Busy(ms)) => {
+                        tokio::time::sleep(Duration::from_millis(ms.max(1)).min(LEASE_POLL)).await;
+                    }
+                }
+            }
+        }
+        self.fetch(&mut refresh, fetch, None).await
     }
+
+    /// Runs the token request and records its outcome here and, when this process holds the
+    /// lease, in the shared store.
+    async fn fetch<'a>(
+        &'a self,
+        refresh: &mut RefreshState,
+        fetch: impl FnOnce() -> FetchFuture<'a>,
+        shared: Option<&Arc<SharedState>>,
+    ) -> Result<CachedToken> {
+        match fetch().await {
+            Ok(cached) => {
+                refresh.failure = None;
+                refresh.consecutive_failures = 0;
+                let n = self.requests.fetch_add(1, Ordering::AcqRel) + 1;
+                refresh.last = Some((n, cached.clone()));
+                self.keep(&cached);
+                if let Some(shared) = shared {
+                    let now = Instant::now();
+                    let stored = StoredToken {
+                        token: cached.bearer.token.clone(),
+                        scope: cached.granted.scope.join(" "),
+                        expires_in: cached.granted.expires_in,
+                        refresh_in_ms: millis_until(now, cached.refresh_at),
+                        expires_in_ms: millis_until(now, cached.expires_at()),
+                    };
+                    let _ = shared.call(|s| s.put_token(&shared.holder, &stored)).await;
+                }
+                Ok(cached)
+            }
+            Err(error) => {
+                refresh.consecutive_failures = refresh.consecutive_failures.saturating_add(1);
+                let mut in_a_row = refresh.consecutive_failures;
+                if let Some(shared) = shared
+                    && let Some(before) = shared.call(|s| s.failures_in_a_row()).await
+                {
+                    in_a_row = in_a_row.max(before.saturating_add(1));
+                }
+                let backoff = ClientTokenCache::failure_backoff(&error, in_a_row);
+                refresh.failure = Some(TokenFailure {
+                    error: error.clone(),
+                    retry_at: after(Instant::now(), backoff.as_millis() as u64),
+                });
+                if let Some(shared) = shared {
+                    let record = StoredFailure::of(&error, in_a_row);
+                    let ms = backoff.as_millis() as u64;
+                    let _ = shared
+                        .call(|s| s.put_failure(&shared.holder, &record, ms))
+                        .await;
+                }
+                tracing::debug!(
+                    backoff_ms = backoff.as_millis() as u64,
+                    shared = shared.is_some(),
+                    "token request failed; shared with waiting calls until the back-off ends"
+                );
+                Err(error)
+            }
+        }
+    }
+}
+
+/// `now + ms`, saturating (never panics on a huge value).
+fn after(now: Instant, ms: u64) -> Instant {
+    now.checked_add(Duration::from_millis(ms))
+        .unwrap_or(now + MAX_TOKEN_LIFETIME)
+}
+
+/// Whole milliseconds from `now` until `at` (0 when past).
+fn millis_until(now: Instant, at: Instant) -> u64 {
+    at.saturating_duration_since(now).as_millis() as u64
+}
+
+/// When a token granted for `expires_in` seconds expires, counted from when its request was
+/// sent. A lifetime above [`MAX_TOKEN_LIFETIME`] is treated as that maximum, so any
+/// `expires_in`, up to `u64::MAX`, gives a usable cached token and never overflows the clock.
+pub(crate) fn expiry(sent_at: Instant, expires_in: u64) -> Instant {
+    let lifetime = Duration::from_secs(expires_in).min(MAX_TOKEN_LIFETIME);
+    sent_at.checked_add(lifetime).unwrap_or(sent_at)
+}
+
+/// When a token granted for `expires_in` seconds should be renewed: `margin` before expiry, but
+/// never earlier than half its lifetime, and never after its expiry (a token is never sent
+/// after its stated expiry; `expires_in: 0` is not reused at all beyond the calls that waited
+/// for it).
+pub(crate) fn refresh_at(sent_at: Instant, expires_in: u64, margin: Duration) -> Instant {
+    let lifetime = Duration::from_secs(expires_in).min(MAX_TOKEN_LIFETIME);
+    let early = margin.min(lifetime / 2);
+    sent_at
+        .checked_add(lifetime.saturating_sub(early))
+        .unwrap_or(sent_at)
 }
 
 /// Where a user session's token comes from.
@@ -336,9 +575,9 @@ mod tests {
     #[test]
     fn refresh_happens_before_expiry() {
         let now = Instant::now();
-        let at = ClientTokenCache::refresh_at(now, 3600, Duration::from_secs(30));
+        let at = refresh_at(now, 3600, Duration::from_secs(30));
         assert_eq!(at - now, Duration::from_secs(3570));
-        let short = ClientTokenCache::refresh_at(now, 20, Duration::from_secs(30));
+        let short = refresh_at(now, 20, Duration::from_secs(30));
         assert_eq!(short - now, Duration::from_secs(10));
     }
 
@@ -348,16 +587,104 @@ mod tests {
     fn huge_expires_in_is_capped_not_overflowed() {
         let now = Instant::now();
         for expires_in in [1u64 << 63, u64::MAX, u64::MAX / 1000] {
-            let at = ClientTokenCache::refresh_at(now, expires_in, Duration::from_secs(30));
+            let at = refresh_at(now, expires_in, Duration::from_secs(30));
             assert_eq!(at - now, MAX_TOKEN_LIFETIME - Duration::from_secs(30));
+            assert_eq!(expiry(now, expires_in) - now, MAX_TOKEN_LIFETIME);
         }
-        let at = ClientTokenCache::refresh_at(now, u64::MAX, Duration::MAX);
+        let at = refresh_at(now, u64::MAX, Duration::MAX);
         assert_eq!(at - now, MAX_TOKEN_LIFETIME / 2);
-        // `expires_in: 0` is reused for the minimum time instead of one token request per call.
+    }
+
+    /// Issue 15 item 4 ("manage lifetime by `expires_in`"): a token is renewed before its stated
+    /// expiry and never kept past it, however short the lifetime (it used to be reused for 5 s
+    /// whatever `expires_in` said).
+    #[test]
+    fn a_short_token_is_never_kept_past_its_expiry() {
+        let now = Instant::now();
+        for expires_in in [0u64, 1, 3, 10] {
+            let r = refresh_at(now, expires_in, Duration::from_secs(30));
+            assert!(r <= expiry(now, expires_in), "{expires_in}");
+        }
         assert_eq!(
-            ClientTokenCache::refresh_at(now, 0, Duration::MAX) - now,
-            MIN_TOKEN_REUSE
+            refresh_at(now, 3, Duration::from_secs(30)) - now,
+            Duration::from_millis(1500)
         );
+        assert_eq!(refresh_at(now, 0, Duration::MAX), now);
+    }
+
+    fn grant(token: &str, expires_in: u64) -> CachedToken {
+        CachedToken::granted(
+            Secret::new(token),
+            Some("a b"),
+            expires_in,
+            Instant::now(),
+            Duration::from_secs(30),
+        )
+    }
+
+    /// `expires_in: 0` floods: every call waiting for one token request takes its token, so
+    /// 20 concurrent calls make one token request; a later call makes its own.
+    #[tokio::test(start_paused = true)]
+    async fn one_token_request_serves_every_waiter_even_with_expires_in_0() {
+        let cache = Arc::new(ClientTokenCache::new(None));
+        let fetches = Arc::new(AtomicU64::new(0));
+        let mut calls = Vec::new();
+        for _ in 0..20 {
+            let (cache, fetches) = (cache.clone(), fetches.clone());
+            calls.push(tokio::spawn(async move {
+                cache
+                    .get(|| {
+                        Box::pin(async move {
+                            fetches.fetch_add(1, Ordering::SeqCst);
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            Ok(grant("t0", 0))
+                        })
+                    })
+                    .await
+                    .map(|c| c.bearer.token.expose().to_owned())
+            }));
+        }
+        for call in calls {
+            assert_eq!(call.await.unwrap().unwrap(), "t0");
+        }
+        assert_eq!(fetches.load(Ordering::SeqCst), 1);
+        assert!(
+            cache.fresh(Instant::now()).is_none(),
+            "not kept for later calls"
+        );
+        let f = fetches.clone();
+        cache
+            .get(|| {
+                Box::pin(async move {
+                    f.fetch_add(1, Ordering::SeqCst);
+                    Ok(grant("t1", 0))
+                })
+            })
+            .await
+            .unwrap();
+        assert_eq!(fetches.load(Ordering::SeqCst), 2);
+    }
+
+    /// A token granted for 3 s is served for calls within its lifetime, and a call 4 s after the
+    /// grant brings a new token instead of the expired one.
+    #[tokio::test(start_paused = true)]
+    async fn a_call_after_expiry_gets_a_new_token() {
+        let cache = ClientTokenCache::new(None);
+        let first = cache
+            .get(|| Box::pin(async { Ok(grant("t-3s", 3)) }))
+            .await
+            .unwrap();
+        assert!(!first.bearer.expired(Instant::now()));
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        assert!(cache.fresh_bearer(Instant::now()).is_some());
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        assert!(first.bearer.expired(Instant::now()));
+        assert!(cache.fresh_bearer(Instant::now()).is_none());
+        let next = cache
+            .get(|| Box::pin(async { Ok(grant("t-new", 3)) }))
+            .await
+            .unwrap();
+        assert_eq!(next.bearer.token.expose(), "t-new");
     }
 
     #[test]

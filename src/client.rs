@@ -46,16 +46,57 @@ impl Client {
             .connect_timeout(config.connect_timeout.min(config.attempt_timeout))
             .build()
             .map_err(|e| Error::Config(format!("HTTP client setup failed: {e}")))?;
+        // The store is opened lazily: nothing connects here, so a client can be built while the
+        // store is down, and a forked worker connects on its own.
+        let shared = match &valid.shared_state {
+            Some(url) => {
+                let ns = crate::store::Namespace::new(
+                    url.namespace.as_deref(),
+                    &config.client_id,
+                    valid.token_endpoint.as_str(),
+                    &config.scopes,
+                );
+                Some(Arc::new(crate::store::SharedState::new(url, ns)?))
+            }
+            None => None,
+        };
         Ok(Client {
             inner: Arc::new(Inner {
                 http,
-                limiter: crate::rate_limit::RateLimiter::new(config.rate_limits.clone()),
+                limiter: crate::rate_limit::RateLimiter::new(
+                    config.rate_limits.clone(),
+                    shared.clone(),
+                ),
                 in_flight: tokio::sync::Semaphore::new(config.max_in_flight),
+                tokens: crate::auth::ClientTokenCache::new(shared.clone()),
+                shared,
                 config,
                 valid,
-                tokens: Default::default(),
             }),
         })
+    }
+
+    /// Where this client's rate budgets and token live ([`crate::Config::shared_state`]) and
+    /// what the shared store holds now: the windows, the pause after a 429, whether a token is
+    /// shared (never its value). One store round trip; `available` is false while the store
+    /// does not answer (calls then use this process's own state).
+    pub async fn shared_state(&self) -> crate::SharedStateStatus {
+        match &self.inner.shared {
+            None => crate::SharedStateStatus {
+                backend: "memory".into(),
+                available: true,
+                stored: None,
+            },
+            Some(shared) => {
+                let span = self.inner.limiter.span();
+                let stored = shared.inspect(span.as_millis() as u64).await;
+                crate::SharedStateStatus {
+                    backend: shared.backend().into(),
+                    available: stored.is_some(),
+                    stored,
+                }
+            }
+        }
     }
 
     /// The client-side rate limiter's budgets now: one entry per [`crate::LimitClass`], shared

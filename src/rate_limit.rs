@@ -12,17 +12,20 @@
 //! budget admits, whichever the service uses. Every attempt counts, retries included. A 429 from
 //! the service still wins: its `Retry-After` pauses the class for every caller of the client.
 //!
-//! The service counts per OAuth client id, the limiter per [`crate::Client`] value (and its
-//! clones): several processes or client values sharing one client id share the service's
-//! budget, so give each a fraction of it ([`RateLimits`]), or keep one client per process.
+//! The service counts per OAuth client id. Without a shared store the limiter counts per
+//! [`crate::Client`] value (and its clones); with one ([`crate::Config::shared_state`]) every
+//! process and host using the client id admits through the same window in the store, one round
+//! trip per admitted attempt, and a 429's pause is seen by all of them. When the store does not
+//! answer, the process falls back to its own window until it does.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 
 use crate::operation::Operation;
+use crate::store::{Admission, Admit, SharedState};
 
 /// A budget of the contract's "Limits" table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -161,21 +164,39 @@ impl Drop for Permit<'_> {
     }
 }
 
-/// The budgets of one client (shared by its clones and sessions).
+/// The budgets of one client (shared by its clones and sessions, and with a shared store by
+/// every process using the client id).
 pub(crate) struct RateLimiter {
     limits: RateLimits,
     windows: [Mutex<Window>; 3],
+    shared: Option<Arc<SharedState>>,
+    /// With a shared store, one waiting call per class at a time asks the store (the others
+    /// queue behind it in order), so a process's backlog costs the store one round trip per
+    /// opening, not one per waiting call.
+    turns: [tokio::sync::Mutex<()>; 3],
+}
+
+/// What the shared store said to an admission.
+enum SharedAdmission {
+    Admitted,
+    /// Room comes only after the deadline.
+    TooLate,
+    /// The store did not answer: use the process's own window.
+    Unavailable,
 }
 
 impl RateLimiter {
-    pub fn new(limits: RateLimits) -> Self {
+    pub fn new(limits: RateLimits, shared: Option<Arc<SharedState>>) -> Self {
         RateLimiter {
             limits,
             windows: Default::default(),
+            shared,
+            turns: Default::default(),
         }
     }
 
-    fn span(&self) -> Duration {
+    /// The window plus the margin: how long an admitted request counts.
+    pub fn span(&self) -> Duration {
         self.limits.window.saturating_add(self.limits.margin)
     }
 
@@ -190,6 +211,64 @@ impl RateLimiter {
         if !self.limits.enabled {
             return Some(untracked);
         }
+        if let Some(shared) = &self.shared
+            && shared.available()
+        {
+            match self.acquire_shared(shared, class, deadline).await {
+                SharedAdmission::Admitted => return Some(untracked),
+                SharedAdmission::TooLate => return None,
+                SharedAdmission::Unavailable => {}
+            }
+        }
+        self.acquire_local(class, deadline).await
+    }
+
+    /// Admission through the shared store's window (one round trip when there is room).
+    async fn acquire_shared(
+        &self,
+        shared: &SharedState,
+        class: LimitClass,
+        deadline: Instant,
+    ) -> SharedAdmission {
+        let Ok(_turn) = tokio::time::timeout_at(deadline, self.turns[class.index()].lock()).await
+        else {
+            return SharedAdmission::TooLate;
+        };
+        let admit = Admit {
+            class,
+            budget: self.limits.budget(class),
+            span_ms: self.span().as_millis() as u64,
+        };
+        loop {
+            match shared.call(|s| s.admit(admit)).await {
+                None => return SharedAdmission::Unavailable,
+                Some(Admission::Admitted) => return SharedAdmission::Admitted,
+                Some(Admission::Wait(ms)) => {
+                    let now = Instant::now();
+                    let ready_at = now
+                        .checked_add(Duration::from_millis(ms.max(1)))
+                        .unwrap_or(deadline + Duration::from_secs(1));
+                    if ready_at > deadline {
+                        return SharedAdmission::TooLate;
+                    }
+                    tracing::debug!(
+                        class = ?class,
+                        delay_ms = ms,
+                        "waiting for the shared rate limit"
+                    );
+                    tokio::time::sleep_until(ready_at).await;
+                }
+            }
+        }
+    }
+
+    /// Admission through this process's own window.
+    async fn acquire_local(&self, class: LimitClass, deadline: Instant) -> Option<Permit<'_>> {
+        let untracked = Permit {
+            limiter: self,
+            class,
+            id: None,
+        };
         loop {
             let ready_at = {
                 let now = Instant::now();
@@ -231,13 +310,18 @@ impl RateLimiter {
         }
     }
 
-    /// A 429 from the service: nobody sends in `class` before `retry_after` has passed.
-    pub fn pause(&self, class: LimitClass, retry_after: Duration) {
+    /// A 429 from the service: nobody sends in `class` before `retry_after` has passed: in
+    /// this process, and through the shared store in every process of the client.
+    pub async fn pause(&self, class: LimitClass, retry_after: Duration) {
         let Some(until) = Instant::now().checked_add(retry_after) else {
             return;
         };
         if let Ok(mut window) = self.windows[class.index()].lock() {
             window.paused_until = Some(window.paused_until.map_or(until, |p| p.max(until)));
+        }
+        if let Some(shared) = &self.shared {
+            let ms = retry_after.as_millis() as u64;
+            let _ = shared.call(|s| s.pause(class, ms)).await;
         }
     }
 
@@ -276,6 +360,12 @@ impl RateLimiter {
 mod tests {
     use super::*;
 
+    impl RateLimiter {
+        fn new_local(limits: RateLimits) -> Self {
+            RateLimiter::new(limits, None)
+        }
+    }
+
     fn limits(budget: u32, window_ms: u64) -> RateLimits {
         RateLimits {
             create_per_window: budget,
@@ -313,7 +403,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_full_window_waits_for_its_oldest_request_to_leave() {
-        let limiter = RateLimiter::new(limits(2, 1000));
+        let limiter = RateLimiter::new_local(limits(2, 1000));
         let far = Instant::now() + Duration::from_secs(60);
         let start = Instant::now();
         assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
@@ -329,7 +419,7 @@ mod tests {
     /// received it late, so room for the next request opens a window after the answer.
     #[tokio::test(start_paused = true)]
     async fn a_slot_counts_from_the_answer_of_its_request() {
-        let limiter = RateLimiter::new(limits(1, 1000));
+        let limiter = RateLimiter::new_local(limits(1, 1000));
         let start = Instant::now();
         let far = start + Duration::from_secs(60);
         let permit = limiter.acquire(LimitClass::Create, far).await.unwrap();
@@ -341,7 +431,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn room_after_the_deadline_is_refused_without_taking_budget() {
-        let limiter = RateLimiter::new(limits(1, 1000));
+        let limiter = RateLimiter::new_local(limits(1, 1000));
         let far = Instant::now() + Duration::from_secs(60);
         assert!(limiter.acquire(LimitClass::Create, far).await.is_some());
         let soon = Instant::now() + Duration::from_millis(500);
@@ -351,8 +441,10 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_429_pauses_the_class_for_everyone() {
-        let limiter = RateLimiter::new(limits(100, 1000));
-        limiter.pause(LimitClass::Create, Duration::from_secs(3));
+        let limiter = RateLimiter::new_local(limits(100, 1000));
+        limiter
+            .pause(LimitClass::Create, Duration::from_secs(3))
+            .await;
         assert_eq!(limiter.state()[0].paused_for, Some(Duration::from_secs(3)));
         let start = Instant::now();
         let far = start + Duration::from_secs(60);
@@ -366,7 +458,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn disabled_limits_never_wait() {
-        let limiter = RateLimiter::new(RateLimits {
+        let limiter = RateLimiter::new_local(RateLimits {
             create_per_window: 0,
             ..RateLimits::disabled()
         });

@@ -24,7 +24,7 @@ use tokio::time::Instant;
 use tracing::Instrument;
 use url::Url;
 
-use crate::auth::{Bearer, ClientTokenCache, GrantedToken, TokenResponse, UserTokenState};
+use crate::auth::{Bearer, CachedToken, ClientTokenCache, TokenResponse, UserTokenState};
 use crate::config::{Config, ValidConfig};
 use crate::error::{ApiError, Error, ErrorCode, Result, TransportKind};
 use crate::operation::{Operation, Resend, TokenSubject};
@@ -40,6 +40,8 @@ pub(crate) struct Inner {
     pub tokens: ClientTokenCache,
     pub limiter: RateLimiter,
     pub in_flight: tokio::sync::Semaphore,
+    /// The shared store behind `tokens` and `limiter`, when configured.
+    pub shared: Option<Arc<crate::store::SharedState>>,
 }
 
 /// Which token a request carries.
@@ -275,51 +277,16 @@ impl Inner {
         }
     }
 
-    /// The cached token and its grant, requesting a new one when needed (single flight): the
-    /// calls that wait for a token request share its token or its failure, and a failure is
-    /// answered from memory until its back-off ends ([`ClientTokenCache::failure_backoff`]).
-    pub async fn client_token_entry(&self) -> Result<crate::auth::CachedToken> {
-        if let Some(c) = self.tokens.fresh(Instant::now()) {
-            return Ok(c);
-        }
-        let mut refresh = self.tokens.refresh.lock().await;
-        // Renewed while this call waited.
-        if let Some(c) = self.tokens.fresh(Instant::now()) {
-            return Ok(c);
-        }
-        if let Some(failure) = &refresh.failure
-            && Instant::now() < failure.retry_at
-        {
-            return Err(failure.error.clone());
-        }
-        match self.request_client_token().await {
-            Ok(cached) => {
-                refresh.failure = None;
-                refresh.consecutive_failures = 0;
-                self.tokens.store(cached.clone());
-                Ok(cached)
-            }
-            Err(error) => {
-                refresh.consecutive_failures = refresh.consecutive_failures.saturating_add(1);
-                let backoff =
-                    ClientTokenCache::failure_backoff(&error, refresh.consecutive_failures);
-                refresh.failure = Some(crate::auth::TokenFailure {
-                    error: error.clone(),
-                    retry_at: Instant::now()
-                        .checked_add(backoff)
-                        .unwrap_or_else(Instant::now),
-                });
-                tracing::debug!(
-                    backoff_ms = backoff.as_millis() as u64,
-                    "token request failed; shared with waiting calls until the back-off ends"
-                );
-                Err(error)
-            }
-        }
+    /// The cached token and its grant, else one token request ([`ClientTokenCache::get`]: single
+    /// flight, shared through the store when one is configured).
+    pub async fn client_token_entry(&self) -> Result<CachedToken> {
+        self.tokens
+            .get(|| Box::pin(self.request_client_token()))
+            .await
     }
 
     /// One token request (with the token operation's retries) and its decoded grant.
-    async fn request_client_token(&self) -> Result<crate::auth::CachedToken> {
+    async fn request_client_token(&self) -> Result<CachedToken> {
         let secret = self.config.client_secret.as_ref().ok_or_else(|| {
             Error::Config("client_secret is required for client credentials".into())
         })?;
@@ -329,6 +296,8 @@ impl Inner {
             ("client_secret", secret.expose().to_owned()),
             ("scope", self.config.scopes.join(" ")),
         ];
+        // The lifetime is counted from before the request left: the service starts it no earlier.
+        let sent_at = Instant::now();
         let resp = self
             .execute(Request {
                 op: Operation::Token,
@@ -342,27 +311,13 @@ impl Inner {
         if token.access_token.is_empty() {
             return Err(Error::decode(resp.status, "empty access_token"));
         }
-        let granted = GrantedToken {
-            scope: token
-                .scope
-                .as_deref()
-                .unwrap_or_default()
-                .split(' ')
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect(),
-            expires_in: token.expires_in,
-        };
-        let refresh_at = ClientTokenCache::refresh_at(
-            Instant::now(),
+        Ok(CachedToken::granted(
+            token.access_token,
+            token.scope.as_deref(),
             token.expires_in,
+            sent_at,
             self.config.token_refresh_margin,
-        );
-        Ok(crate::auth::CachedToken {
-            bearer: Arc::new(Bearer::new(token.access_token)),
-            refresh_at,
-            granted,
-        })
+        ))
     }
 
     async fn current_token(&self, auth: Auth<'_>) -> Result<Option<Arc<Bearer>>> {
@@ -522,14 +477,11 @@ impl Inner {
         loop {
             attempts += 1;
             // The token request (or the wait for one in flight) counts against this call's
-            // deadline; dropping a waiter leaves the shared token cache consistent.
-            let token = tokio::time::timeout_at(deadline, self.current_token(req.auth))
+            // deadline; dropping a waiter leaves the shared token cache consistent. A call whose
+            // token cannot be had fails here, before it takes any of the rate budget.
+            let mut token = tokio::time::timeout_at(deadline, self.current_token(req.auth))
                 .await
                 .map_err(|_| Error::DeadlineExceeded { last: None })??;
-            let remaining = deadline.saturating_duration_since(Instant::now());
-            if remaining.is_zero() {
-                return Err(Error::DeadlineExceeded { last: None });
-            }
             // Pace to the contract's per-client budget instead of earning a 429 (every attempt
             // counts), then take a slot among the requests in flight.
             let permit = match LimitClass::of(req.op) {
@@ -542,6 +494,17 @@ impl Inner {
             let Ok(slot) = tokio::time::timeout_at(deadline, self.in_flight.acquire()).await else {
                 return Err(Error::DeadlineExceeded { last: None });
             };
+            // A client token is never sent at or after its stated expiry ("manage lifetime by
+            // `expires_in`"): one that expired while this call waited for room or a slot is
+            // renewed (from the cache, or one token request for every such call).
+            if token.as_ref().is_some_and(|t| t.expired(Instant::now())) {
+                token = tokio::time::timeout_at(deadline, self.current_token(req.auth))
+                    .await
+                    .map_err(|_| Error::DeadlineExceeded { last: None })??;
+                if token.as_ref().is_some_and(|t| t.expired(Instant::now())) {
+                    return Err(Error::DeadlineExceeded { last: None });
+                }
+            }
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
                 return Err(Error::DeadlineExceeded { last: None });
@@ -579,7 +542,9 @@ impl Inner {
                 // The service's answer wins: nobody in this client sends in the class before
                 // `Retry-After` (one second when absent).
                 let pause = api.retry_after.unwrap_or(Duration::from_secs(1));
-                self.limiter.pause(class, pause.min(policy.max_retry_after));
+                self.limiter
+                    .pause(class, pause.min(policy.max_retry_after))
+                    .await;
             }
             let never_resend = req.op.resend() == Resend::Never;
             let (error, wait) = match outcome {

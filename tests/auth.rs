@@ -256,31 +256,42 @@ async fn requests_carry_bearer_json_content_type_and_sdk_user_agent() {
 }
 
 /// Authentication: "manage lifetime by `expires_in`", without flooding the token endpoint: a
-/// token granted for 0 seconds is reused for the SDK's minimum reuse time (5 s) instead of
-/// costing one token request per call (issue 10, item 4); once that passes, a new token is
-/// requested with the server credentials (no refresh token).
+/// token granted for 0 seconds serves every call that waited for its token request (20
+/// concurrent calls, one token request) and is not kept for later calls (issue 15, item 4: a
+/// token is never sent after its stated expiry); a later call requests a new token with the
+/// server credentials (no refresh token).
 #[tokio::test]
-async fn token_lifetime_follows_expires_in_without_a_request_per_call() {
+async fn an_expires_in_0_token_serves_its_waiters_once_and_is_not_reused() {
     let h = Harness::start().await;
     // A genuine token, then the token endpoint answers with it but `expires_in` 0.
     let other = h.client_with(|c| c);
     let granted = other.authenticate().await.unwrap();
     let token = other.access_token().await.unwrap();
     h.fault(
-        json!({"method": "POST", "path": token_path(), "status": 200, "times": 3,
+        json!({"method": "POST", "path": token_path(), "status": 200, "times": 1,
                    "body": {"access_token": token.expose(), "token_type": "Bearer",
                             "scope": granted.scope.join(" "), "expires_in": 0}}),
     )
     .await;
-    for _ in 0..20 {
-        h.client.list_channels().await.unwrap();
+    let calls: Vec<_> = (0..20)
+        .map(|_| {
+            let client = h.client.clone();
+            tokio::spawn(async move { client.list_channels().await })
+        })
+        .collect();
+    for call in calls {
+        call.await.unwrap().unwrap();
     }
-    let token_requests = h.requests_to("POST", token_path()).await;
     assert_eq!(
-        token_requests.len(),
+        h.requests_to("POST", token_path()).await.len(),
         1 + 1,
-        "one token request for 20 calls, not one per call"
+        "one token request for 20 concurrent calls, not one per call"
     );
+    // The 0-second token is not reused: the next call asks for a token (a real one now).
+    h.client.list_channels().await.unwrap();
+    h.client.list_channels().await.unwrap();
+    let token_requests = h.requests_to("POST", token_path()).await;
+    assert_eq!(token_requests.len(), 1 + 2);
     for r in &token_requests {
         let text = r.to_string();
         assert!(text.contains("client_credentials"), "{text}");
