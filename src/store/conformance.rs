@@ -527,3 +527,29 @@ async fn postgres_store_conforms() {
     assert!(!e.0.contains("sekret-pw"), "{e}");
     drop(server);
 }
+
+/// A stopped PostgreSQL fails operations (no panic, no hang), and the same store object
+/// connects again once the server is back.
+#[cfg(feature = "store-postgres")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_store_survives_a_restart() {
+    let Some(mut server) = PostgresServer::start() else {
+        return;
+    };
+    let url = Secret::new(server.url());
+    let store = postgres::PostgresStore::new(&url, fresh_ns("restart"), TIMEOUT).unwrap();
+    let op = || store.admit(admit(LimitClass::Read, 100, 60_000));
+    assert_eq!(op().await.unwrap(), Admission::Admitted);
+    server.stop();
+    for _ in 0..2 {
+        let outcome = tokio::time::timeout(TIMEOUT * 2, op()).await;
+        assert!(
+            matches!(outcome, Ok(Err(_))),
+            "an error while PostgreSQL is down, within the timeout: {outcome:?}"
+        );
+    }
+    server.restart();
+    assert_eq!(op().await.unwrap(), Admission::Admitted);
+    let state = store.inspect(60_000).await.unwrap();
+    assert_eq!(window(&state, LimitClass::Read).in_window, 2);
+}

@@ -258,18 +258,26 @@ impl PostgresServer {
             "initdb failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        server.restart();
+        Some(server)
+    }
+
+    /// Starts the cluster (again, on the same port).
+    pub fn restart(&mut self) {
+        self.stop();
+        let data = self.dir.0.join("data");
         let options = format!(
             "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
-            server.port,
-            server.dir.0.display()
+            self.port,
+            self.dir.0.display()
         );
-        server.running = true; // from here on, Drop stops it
-        let out = server
+        self.running = true; // from here on, stop() and Drop stop it
+        let out = self
             .command("pg_ctl")
             .arg("-D")
             .arg(&data)
             .args(["-o", &options, "-l"])
-            .arg(server.dir.0.join("log"))
+            .arg(self.dir.0.join("log"))
             .args(["-w", "-t", "30", "start"])
             .output()
             .expect("run pg_ctl start");
@@ -277,9 +285,8 @@ impl PostgresServer {
             out.status.success(),
             "pg_ctl start failed: {}\n{}",
             String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(server.dir.0.join("log")).unwrap_or_default()
+            std::fs::read_to_string(self.dir.0.join("log")).unwrap_or_default()
         );
-        Some(server)
     }
 
     /// `postgres://postgres@127.0.0.1:PORT/postgres`.
@@ -313,8 +320,9 @@ impl PostgresServer {
     }
 }
 
-impl Drop for PostgresServer {
-    fn drop(&mut self) {
+impl PostgresServer {
+    /// Stops the cluster (`pg_ctl stop -m fast`, then SIGTERM/SIGKILL by process id).
+    pub fn stop(&mut self) {
         if !self.running {
             return;
         }
@@ -341,6 +349,13 @@ impl Drop for PostgresServer {
                 }
             }
         }
+        self.running = false;
+    }
+}
+
+impl Drop for PostgresServer {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
