@@ -340,7 +340,8 @@ sf_result sf_other_ipu_build(const char *product_json,
 // `overall_deadline_ms`, `retry` (`max_attempts`, `base_delay_ms`, `max_delay_ms`,
 // `max_retry_after_ms`), `user_agent`, `root_ca_pem` (trust only these roots),
 // `allow_insecure_loopback` (plain HTTP to loopback hosts, sandbox only), `max_response_bytes`,
-// `token_refresh_margin_ms`, `rate_limits`, `max_in_flight`. HTTPS only otherwise. A key left
+// `token_refresh_margin_ms`, `rate_limits`, `max_in_flight`, `shared_state` (a store URL shared by
+// every worker using the client id: `sqlite:///path.db`, `redis://…`, `postgres://…`). HTTPS only otherwise. A key left
 // out takes the core's default (README "Defaults": connect 3 s, attempt 8 s, deadline 20 s).
 //
 // Strict: an unknown key at any depth (`atempt_timeout_ms`, `retry.max_attempt`) or a number
@@ -384,6 +385,21 @@ sf_result sf_client_persistent(const char *config_json,
 // # Safety
 // `client` must be NULL or a handle from `sf_client_new` that was not freed before.
 void sf_client_free(sf_client *client);
+
+// Writes where the client's rate budgets and token live and what the shared store holds
+// ([`storefront::Client::shared_state`]): `{"backend": "memory"|"sqlite"|"redis"|"postgres",
+// "available": bool, "stored": null | {"windows": [{"class", "in_window", "paused_for_ms"}],
+// "token_shared", "token_expires_in_ms", "token_lease_held", "token_failures_in_a_row"}}`.
+// Never the token. One store round trip; `available` is false while the store does not answer.
+//
+// On success `*state_json_out` receives a string owned by the caller (free with
+// `sf_string_free`).
+//
+// # Safety
+// `client` NULL or live; `state_json_out` and `error_out` NULL or writable.
+sf_result sf_client_shared_state(const sf_client *client,
+                                 char **state_json_out,
+                                 sf_error **error_out);
 
 // Obtains (or reuses) the client-credentials token and writes what was granted,
 // `{"scope": [..], "expires_in": seconds}`, never the token itself. Other calls do this on

@@ -609,7 +609,7 @@ mod tests {
             "redis://:secretpw@h/0?timeout_ms=0",
             "not a url secretpw",
         ] {
-            let e = StoreUrl::parse(bad).err().expect(bad);
+            let e = StoreUrl::parse(bad).expect_err(bad);
             assert!(matches!(e, Error::Config(_)), "{bad}: {e:?}");
             assert!(!e.to_string().contains("secretpw"), "{e}");
         }

@@ -203,7 +203,8 @@ pub(crate) unsafe fn client_arg<'a>(client: *const sf_client) -> Result<&'a sf_c
 /// `overall_deadline_ms`, `retry` (`max_attempts`, `base_delay_ms`, `max_delay_ms`,
 /// `max_retry_after_ms`), `user_agent`, `root_ca_pem` (trust only these roots),
 /// `allow_insecure_loopback` (plain HTTP to loopback hosts, sandbox only), `max_response_bytes`,
-/// `token_refresh_margin_ms`, `rate_limits`, `max_in_flight`. HTTPS only otherwise. A key left
+/// `token_refresh_margin_ms`, `rate_limits`, `max_in_flight`, `shared_state` (a store URL shared by
+/// every worker using the client id: `sqlite:///path.db`, `redis://…`, `postgres://…`). HTTPS only otherwise. A key left
 /// out takes the core's default (README "Defaults": connect 3 s, attempt 8 s, deadline 20 s).
 ///
 /// Strict: an unknown key at any depth (`atempt_timeout_ms`, `retry.max_attempt`) or a number
@@ -353,6 +354,33 @@ pub unsafe extern "C" fn sf_client_free(client: *mut sf_client) {
             // client goes when its last reference does (never, for a persistent client).
             drop(unsafe { Box::from_raw(client) });
         }
+    })
+}
+
+/// Writes where the client's rate budgets and token live and what the shared store holds
+/// ([`storefront::Client::shared_state`]): `{"backend": "memory"|"sqlite"|"redis"|"postgres",
+/// "available": bool, "stored": null | {"windows": [{"class", "in_window", "paused_for_ms"}],
+/// "token_shared", "token_expires_in_ms", "token_lease_held", "token_failures_in_a_row"}}`.
+/// Never the token. One store round trip; `available` is false while the store does not answer.
+///
+/// On success `*state_json_out` receives a string owned by the caller (free with
+/// `sf_string_free`).
+///
+/// # Safety
+/// `client` NULL or live; `state_json_out` and `error_out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sf_client_shared_state(
+    client: *const sf_client,
+    state_json_out: *mut *mut c_char,
+    error_out: *mut *mut sf_error,
+) -> sf_result {
+    boundary::call(error_out, || {
+        let out = OutString::new(state_json_out, "state_json_out")?;
+        // SAFETY: caller contract of this export.
+        let client = unsafe { client_arg(client) }?;
+        let core = client.core()?;
+        let state = client.run(async { Ok(core.shared_state().await) })?;
+        out.write_json(&state)
     })
 }
 
