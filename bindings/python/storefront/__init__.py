@@ -51,7 +51,7 @@ from .inputs import (
     RateLimits,
     RetryPolicy,
 )
-from .models import PaymentStatus, ResultDict
+from .models import PaymentStatus, ResultDict, SharedStateStatus, StoredState, StoredWindow
 from .money import AmountError, format_fixed_point8, from_minor, parse_fixed_point8, to_minor
 from .reconcile import (
     LocalRecord,
@@ -112,7 +112,10 @@ __all__ = [
     "ResponseMismatchError",
     "ResultDict",
     "RetryPolicy",
+    "SharedStateStatus",
     "StorefrontError",
+    "StoredState",
+    "StoredWindow",
     "TlsError",
     "TokenProviderError",
     "TransportError",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, List, Mapping, Optional, Union
 
+from . import _lib
 from ._call import encode, run_async, to_json
 from .client import (
     Client,
@@ -49,6 +50,7 @@ from .models import (
     PaymentWaitOutcome,
     Product,
     ProductPage,
+    SharedStateStatus,
     typed_payment,
 )
 
@@ -98,6 +100,13 @@ class AsyncClient:
 
     async def authenticate(self) -> GrantedToken:
         return await self._call("sf_client_authenticate")
+
+    async def shared_state(self) -> SharedStateStatus:
+        """:meth:`storefront.Client.shared_state` without blocking the loop (one store round
+        trip): where the rate budgets and token live and what the shared store holds."""
+        _lib.require("sf_client_shared_state", "AsyncClient.shared_state()")
+        status: SharedStateStatus = await self._call("sf_client_shared_state")
+        return status
 
     async def merchant_profile(self) -> MerchantProfile:
         return await self._call("sf_merchant_profile_get", None)

@@ -37,6 +37,7 @@ from .models import (
     PaymentWaitOutcome,
     Product,
     ProductPage,
+    SharedStateStatus,
     typed_payment,
 )
 
@@ -56,8 +57,11 @@ class Client:
     path prefix), ``token_endpoint``, ``userinfo_endpoint``, ``client_id``, ``client_secret``,
     and optionally ``scopes``, ``attempt_timeout_ms``, ``overall_deadline_ms``, ``retry``,
     ``user_agent``, ``root_ca_pem``, ``allow_insecure_loopback`` (plain HTTP to loopback hosts,
-    sandbox only), ``max_response_bytes``, ``token_refresh_margin_ms``. An unknown key raises
-    :class:`~storefront.ValidationError` naming it.
+    sandbox only), ``max_response_bytes``, ``token_refresh_margin_ms``, ``rate_limits``,
+    ``max_in_flight``, ``connect_timeout_ms``, ``shared_state`` (a SQLite, Redis or PostgreSQL
+    URL through which every process using this client id shares the rate budget, the pause
+    after a 429 and the token; build the client after a fork, in each worker). An unknown key
+    raises :class:`~storefront.ValidationError` naming it.
 
     ``persistent=True`` (or :meth:`Client.persistent`) shares one underlying client per process
     per configuration (``sf_client_persistent``): every ``Client`` made with the same
@@ -130,6 +134,19 @@ class Client:
         """Obtains (or reuses) the client-credentials token; returns what was granted (scope,
         expiry), never the token itself. Surfaces credential problems early."""
         return self._call("sf_client_authenticate")
+
+    def shared_state(self) -> SharedStateStatus:
+        """Where this client's rate budgets and token live and what the shared store
+        (``Config.shared_state``) holds now: ``backend`` (``"memory"`` without a store,
+        ``"sqlite"``, ``"redis"``, ``"postgres"``), ``available`` (False while the store does
+        not answer: calls then go on with this process's own limiter and token cache) and
+        ``stored`` (None without an answer): ``windows`` (per class ``"create"``, ``"read"``,
+        ``"requeue"``: calls of the whole client in the current window, pause left after a
+        429), ``token_shared``, ``token_expires_in_ms``, ``token_lease_held``,
+        ``token_failures_in_a_row``. Never the token. One store round trip."""
+        _lib.require("sf_client_shared_state", "Client.shared_state()")
+        status: SharedStateStatus = self._call("sf_client_shared_state")
+        return status
 
     def merchant_profile(self) -> MerchantProfile:
         """``GET /openapi/v1/merchant`` with the client token."""

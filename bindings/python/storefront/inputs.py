@@ -115,6 +115,12 @@ class Config:
     max_in_flight: Optional[int] = None
     #: Time to establish one connection (TCP and TLS); the core's default (3000) when None.
     connect_timeout_ms: Optional[int] = None
+    #: Where every process using this client id shares the rate budget, the pause after a 429
+    #: and the client-credentials token: ``sqlite:////var/lib/shop/storefront.db`` (one host),
+    #: ``redis://host:6379/0`` or ``postgres://user@host/db`` (several hosts); SDK query
+    #: parameters ``namespace``, ``timeout_ms``, ``token_lease_ms``. None: in-process only.
+    #: Hidden from ``repr`` (a Redis or PostgreSQL URL may carry a password).
+    shared_state: Optional[str] = field(default=None, repr=False)
 
 
 def _new_idempotency_key() -> str:
@@ -220,6 +226,10 @@ _INTS: Dict[Type[Any], Dict[str, Tuple[int, int]]] = {
     CreateOrder: {"quantity": U32},
 }
 
+# Text fields checked for their type here (a ``pathlib.Path`` given as ``shared_state`` would
+# otherwise fail inside ``json.dumps``); their content is checked by the C library.
+_STRS: Dict[Type[Any], Tuple[str, ...]] = {Config: ("shared_state",)}
+
 # Nested objects: field -> the dataclass describing it.
 _NESTED: Dict[Type[Any], Dict[str, Type[Any]]] = {
     Config: {"retry": RetryPolicy, "rate_limits": RateLimits}
@@ -261,9 +271,14 @@ def to_wire(kind: Type[Any], value: Any, prefix: str = "") -> Dict[str, Any]:
     wire: Dict[str, Any] = {}
     ints = _INTS.get(kind, {})
     nested = _NESTED.get(kind, {})
+    strs = _STRS.get(kind, ())
     for name, item in items.items():
         if item is None:
             continue
+        if name in strs and not isinstance(item, str):
+            raise TypeError(
+                f"`{prefix}{name}` must be a str (a URL), not {type(item).__name__}"
+            )
         if name in ints:
             item = check_int(prefix + name, item, ints[name])
         elif name in nested:

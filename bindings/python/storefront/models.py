@@ -298,3 +298,39 @@ class DeliveryRecord(TypedDict, total=False):
 class GrantedToken(TypedDict):
     scope: List[str]
     expires_in: int
+
+
+#: One limit class's sliding window in the shared store: ``class`` (``"create"``, ``"read"`` or
+#: ``"requeue"``; a Python keyword, so read it as ``window["class"]``), ``in_window`` (calls of
+#: the whole client admitted within the last window) and ``paused_for_ms`` (what is left of the
+#: pause a 429 set for the whole client, or None).
+StoredWindow = TypedDict(
+    "StoredWindow", {"class": str, "in_window": int, "paused_for_ms": Optional[int]}
+)
+
+
+class StoredState(TypedDict):
+    """What the shared store holds for this client (never the token itself)."""
+
+    windows: List[StoredWindow]
+    #: Whether a token is stored and not due for renewal.
+    token_shared: bool
+    #: Milliseconds until the stored token expires, when one is stored.
+    token_expires_in_ms: Optional[int]
+    #: Whether a process holds the right to fetch the token now.
+    token_lease_held: bool
+    #: Failures of the token endpoint in a row, as shared.
+    token_failures_in_a_row: int
+
+
+class SharedStateStatus(TypedDict):
+    """Where the client's rate budgets and token live (``Client.shared_state()``)."""
+
+    #: ``"memory"`` (no ``shared_state`` configured), ``"sqlite"``, ``"redis"`` or
+    #: ``"postgres"``.
+    backend: str
+    #: Whether the store answered (False during an outage: calls then go on with the process's
+    #: own limiter and token cache).
+    available: bool
+    #: What the store holds, when it answered (None for ``memory`` and during an outage).
+    stored: Optional[StoredState]
