@@ -15,7 +15,10 @@ use FFI\CData;
  * userinfo_endpoint, client_id, client_secret, and optionally scopes, attempt_timeout_ms,
  * overall_deadline_ms, retry (max_attempts, base_delay_ms, max_delay_ms, max_retry_after_ms),
  * user_agent, root_ca_pem, allow_insecure_loopback (plain HTTP to loopback hosts, sandbox only),
- * max_response_bytes, token_refresh_margin_ms. HTTPS only otherwise. An unknown key (at any
+ * max_response_bytes, token_refresh_margin_ms, rate_limits, max_in_flight, shared_state (a
+ * store URL, `sqlite:///abs/path.db`, `redis://host:port/db` or `postgres://…`, through which
+ * every process using the client id shares the rate budgets, the pause after a 429 and the
+ * client-credentials token; README "Under php-fpm"). HTTPS only otherwise. An unknown key (at any
  * depth) or a value the field cannot hold is a ValidationException naming the key.
  *
  * Persistent clients (PHP-FPM, like PDO::ATTR_PERSISTENT): `Client::persistent($config)` or
@@ -125,6 +128,22 @@ final class Client
     public function authenticate(): array
     {
         return $this->call('sf_client_authenticate');
+    }
+
+    /**
+     * Where this client's rate budgets and token live and what the shared store holds
+     * (sf_client_shared_state): ['backend' => 'memory'|'sqlite'|'redis'|'postgres',
+     * 'available' => bool (false while the store does not answer), 'stored' => null |
+     * ['windows' => [['class' => 'create'|'read'|'requeue', 'in_window' => int,
+     * 'paused_for_ms' => ?int], ...], 'token_shared' => bool, 'token_expires_in_ms' => ?int,
+     * 'token_lease_held' => bool, 'token_failures_in_a_row' => int]]. Never the token. One
+     * store round trip; works the same on a persistent client's handle.
+     *
+     * @return array{backend: string, available: bool, stored: ?array<string, mixed>}
+     */
+    public function sharedState(): array
+    {
+        return $this->call('sf_client_shared_state');
     }
 
     /**

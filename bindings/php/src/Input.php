@@ -76,6 +76,7 @@ final class Input
             'token_refresh_margin_ms' => self::U64,
             'rate_limits' => self::RATE_LIMITS,
             'max_in_flight' => self::U64,
+            'shared_state' => self::STRING,
         ],
         'merchant_payment' => [
             'external_reference' => self::STRING,
