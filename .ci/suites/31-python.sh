@@ -8,6 +8,8 @@ if ! python3 -c "import pytest" 2>/dev/null; then
   python3 -m pip install --quiet pytest 2>/dev/null \
     || { apt-get update -qq && apt-get install -y -qq python3-pytest; }
 fi
+# Redis and PostgreSQL for tests/test_shared_state.py (started by tests/servers.py on loopback).
+bash .ci/install-servers.sh
 # One debug build serves the C, Python and PHP suites (cargo skips it when up to date).
 cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"

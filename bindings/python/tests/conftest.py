@@ -40,3 +40,35 @@ def client(sandbox: Sandbox) -> Iterator[storefront.Client]:
 @pytest.fixture
 def alice(sandbox: Sandbox, client: storefront.Client) -> storefront.UserSession:
     return client.user(sandbox.user_token("alice"))
+
+
+@pytest.fixture
+def redis_server() -> Iterator["servers.RedisServer"]:
+    """A redis-server on 127.0.0.1 and a free port, in a temp dir; stopped by pid afterwards
+    (also when the test fails)."""
+    import servers
+
+    try:
+        running = servers.RedisServer()
+    except servers.ServerMissing as missing:
+        pytest.fail(str(missing))
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def postgres_server() -> Iterator["servers.PostgresServer"]:
+    """A PostgreSQL cluster on 127.0.0.1 and a free port, in a temp dir (trust authentication,
+    user postgres); stopped with pg_ctl stop -m fast afterwards (also when the test fails)."""
+    import servers
+
+    try:
+        running = servers.PostgresServer()
+    except servers.ServerMissing as missing:
+        pytest.fail(str(missing))
+    try:
+        yield running
+    finally:
+        running.stop()
