@@ -41,6 +41,7 @@ mod operation;
 mod params;
 mod rate_limit;
 pub mod reconcile;
+mod retry;
 mod secret;
 pub mod serde_util;
 mod store;

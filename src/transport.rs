@@ -8,7 +8,7 @@
 //! may be re-sent.
 //!
 //! An operation that is never re-sent (catalog order creation, payment start) gets a plain
-//! [`Error::Api`] only for a definite rejection ([`definite_rejection`]); every other answer once
+//! [`Error::Api`] only for a definite rejection ([`crate::retry::definite_rejection`]); every other answer once
 //! the request may have reached the service (timeout, lost connection, 401, 429, 5xx, a redirect,
 //! an oversized or undecodable 2xx) is [`Error::OutcomeUnknown`]: the order may exist, the wallet
 //! may be debited, and reporting a plain failure would invite a duplicate.
@@ -29,6 +29,7 @@ use crate::config::{Config, ValidConfig};
 use crate::error::{ApiError, Error, ErrorCode, Result, TransportKind};
 use crate::operation::{Operation, Resend, TokenSubject};
 use crate::rate_limit::{LimitClass, RateLimiter};
+use crate::retry::{self, Decision, Seen, Standing};
 use crate::secret::Secret;
 
 /// Shared state of a [`crate::Client`]: one connection pool, one token cache, one set of rate
@@ -131,15 +132,6 @@ impl Response {
             Error::decode(self.status, message)
         }
     }
-}
-
-/// Whether an error answer to a request that is never re-sent proves it was not processed: the
-/// contract's own rejections of the request's content (400, 422), its permission or ownership
-/// (403, 404), or its state (409, 410). A 401 or 429 may come from a layer other than the one
-/// that processes the order (and the contract sets no catalog rate limit), a 3xx is not followed,
-/// and 5xx says nothing; those leave the outcome unknown.
-fn definite_rejection(status: u16) -> bool {
-    matches!(status, 400 | 403 | 404 | 409 | 410 | 422)
 }
 
 /// [`Error::OutcomeUnknown`] for `op` with the contract's advice.
@@ -539,95 +531,92 @@ impl Inner {
                 && api.status == 429
                 && let Some(class) = LimitClass::of(req.op)
             {
-                // The service's answer wins: nobody in this client sends in the class before
-                // `Retry-After` (one second when absent).
+                // The service's answer wins: nobody using this client sends in the class before
+                // `Retry-After` (one second when absent), in this process or, with a shared
+                // store, in any other.
                 let pause = api.retry_after.unwrap_or(Duration::from_secs(1));
                 self.limiter
                     .pause(class, pause.min(policy.max_retry_after))
                     .await;
             }
-            let never_resend = req.op.resend() == Resend::Never;
-            let (error, wait) = match outcome {
+            let seen = match &outcome {
+                Attempt::Done(_) => Seen::Answer,
+                Attempt::Api(api) => Seen::Api {
+                    status: api.status,
+                    error: &api.error,
+                    retry_after: api.retry_after,
+                },
+                Attempt::Transport { kind, sent, .. } => Seen::Transport {
+                    kind: *kind,
+                    sent: *sent,
+                },
+            };
+            let decision = retry::decide(
+                seen,
+                Standing {
+                    resend: req.op.resend(),
+                    attempts,
+                    max_attempts: policy.max_attempts,
+                    token_renewed: refreshed_token,
+                    carried_token: token.is_some(),
+                    max_retry_after: policy.max_retry_after,
+                },
+            );
+            let error = match outcome {
                 Attempt::Done(r) => return Ok(r),
-                Attempt::Api(api) if api.error == ErrorCode::ProviderResultPending => {
+                Attempt::Api(api) if decision == Decision::Pending => {
                     return Err(Error::provider_result_pending(api));
                 }
-                Attempt::Api(api) if never_resend => {
-                    if api.status == 401
-                        && let Some(rejected) = token.as_ref()
-                    {
-                        // Not re-sent, but the next call must not carry the rejected token.
-                        let _ = tokio::time::timeout_at(
-                            deadline,
-                            self.renew_rejected(req.auth, rejected),
-                        )
-                        .await;
-                    }
-                    return Err(if definite_rejection(api.status) {
-                        Error::Api(api)
-                    } else {
+                Attempt::Api(api) => {
+                    let unknown = |api: ApiError| {
                         let cause = format!("HTTP {} {}", api.status, api.error);
                         outcome_unknown(req.op, cause, Some(api))
-                    });
-                }
-                Attempt::Api(api)
-                    if api.status == 401
-                        && api.error == ErrorCode::InvalidToken
-                        && !refreshed_token
-                        && token.is_some() =>
-                {
-                    refreshed_token = true;
-                    let rejected = token.expect("checked is_some");
-                    if !self.renew_rejected(req.auth, &rejected).await? {
-                        return Err(Error::Api(api));
+                    };
+                    match decision {
+                        Decision::RenewTokenThenOutcomeUnknown => {
+                            if let Some(rejected) = token.as_ref() {
+                                // Not re-sent, but the next call must not carry the rejected
+                                // token.
+                                let _ = tokio::time::timeout_at(
+                                    deadline,
+                                    self.renew_rejected(req.auth, rejected),
+                                )
+                                .await;
+                            }
+                            return Err(unknown(api));
+                        }
+                        Decision::OutcomeUnknown => return Err(unknown(api)),
+                        Decision::RenewTokenAndResend => {
+                            refreshed_token = true;
+                            let rejected = token.take().expect("decided on a carried token");
+                            if !self.renew_rejected(req.auth, &rejected).await? {
+                                return Err(Error::Api(api));
+                            }
+                            attempts -= 1; // the refresh does not use up the retry budget
+                            continue;
+                        }
+                        _ => Error::Api(api),
                     }
-                    attempts -= 1; // the refresh retry does not use up the retry budget
-                    continue;
-                }
-                Attempt::Api(api) if api.status == 429 => match api.retry_after {
-                    Some(ra) if ra > policy.max_retry_after => return Err(Error::Api(api)),
-                    Some(ra) => (Error::Api(api), Some(ra)),
-                    None => (Error::Api(api), None),
-                },
-                Attempt::Api(api) if api.status >= 500 => {
-                    let ra = api.retry_after.filter(|ra| *ra <= policy.max_retry_after);
-                    (Error::Api(api), ra)
-                }
-                Attempt::Api(api) => return Err(Error::Api(api)),
-                Attempt::Transport {
-                    kind: TransportKind::Tls,
-                    message,
-                    ..
-                } => {
-                    // Certificate and handshake failures do not heal by retrying.
-                    return Err(Error::Transport {
-                        kind: TransportKind::Tls,
-                        message,
-                    });
                 }
                 Attempt::Transport {
                     kind,
                     message,
-                    sent,
+                    sent: _,
                 } => {
-                    if sent && never_resend {
+                    if decision == Decision::OutcomeUnknown {
                         return Err(outcome_unknown(
                             req.op,
                             format!("{kind:?}: {message}"),
                             None,
                         ));
                     }
-                    if kind == TransportKind::BodyTooLarge {
-                        // The same request would bring the same oversized answer again.
-                        return Err(Error::Transport { kind, message });
-                    }
-                    (Error::Transport { kind, message }, None)
+                    Error::Transport { kind, message }
                 }
             };
-
-            if attempts >= policy.max_attempts {
-                return Err(error);
-            }
+            let wait = match decision {
+                Decision::Resend { after } => after,
+                _ => return Err(error),
+            };
             let delay = wait.unwrap_or_else(|| self.backoff(attempts));
             if Instant::now() + delay >= deadline {
                 return Err(Error::DeadlineExceeded {
