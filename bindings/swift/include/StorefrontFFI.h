@@ -344,6 +344,11 @@ uint64_t uniffi_storefront_fn_method_client_product_cursor(uint64_t ptr, RustBuf
 uint64_t uniffi_storefront_fn_method_client_retry_notification(uint64_t ptr, RustBuffer order_no, RustBuffer event_id
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_SHARED_STATE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_SHARED_STATE
+uint64_t uniffi_storefront_fn_method_client_shared_state(uint64_t ptr
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_USER_SESSION
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_CLIENT_USER_SESSION
 uint64_t uniffi_storefront_fn_method_client_user_session(uint64_t ptr, uint64_t token, RustCallStatus *_Nonnull out_status
@@ -1097,6 +1102,12 @@ uint16_t uniffi_storefront_checksum_method_client_product_cursor(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_RETRY_NOTIFICATION
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_RETRY_NOTIFICATION
 uint16_t uniffi_storefront_checksum_method_client_retry_notification(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_SHARED_STATE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_CLIENT_SHARED_STATE
+uint16_t uniffi_storefront_checksum_method_client_shared_state(void
     
 );
 #endif

@@ -37,6 +37,90 @@ pub struct GrantedToken {
     pub expires_in: i64,
 }
 
+/// A budget of the client-side rate limiter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum LimitClass {
+    /// Merchant-payment creates (60 per client per minute).
+    Create,
+    /// Queries, filtered lists and channel reads, shared (300 per client per minute).
+    Read,
+    /// Notification re-queues (30 per client per minute).
+    Requeue,
+}
+
+impl From<crate::LimitClass> for LimitClass {
+    fn from(class: crate::LimitClass) -> Self {
+        match class {
+            crate::LimitClass::Create => LimitClass::Create,
+            crate::LimitClass::Read => LimitClass::Read,
+            crate::LimitClass::Requeue => LimitClass::Requeue,
+        }
+    }
+}
+
+/// One class's window in the shared store.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct StoredWindow {
+    /// The class (`class` in the C ABI's JSON; named so because `class` is a keyword of
+    /// Kotlin and Swift).
+    pub limit_class: LimitClass,
+    /// Admissions within the current window, counted over every process sharing the store.
+    pub in_window: i32,
+    /// Milliseconds left of a pause set by a 429, if any.
+    pub paused_for_ms: Option<i64>,
+}
+
+/// What the shared store holds for this client id (never the token itself).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct StoredState {
+    /// Per limit class: admissions within the current window and the pause left.
+    pub windows: Vec<StoredWindow>,
+    /// Whether a token is stored and not due for renewal.
+    pub token_shared: bool,
+    /// Milliseconds until the stored token expires, when one is stored.
+    pub token_expires_in_ms: Option<i64>,
+    /// Whether a process holds the token lease now (is fetching the token for everyone).
+    pub token_lease_held: bool,
+    /// Token requests that failed in a row (shared back-off).
+    pub token_failures_in_a_row: i32,
+}
+
+/// Where this client's rate budgets and token live (`ClientConfig.shared_state`).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct SharedStateStatus {
+    /// `memory` (no `shared_state` configured), `sqlite`, `redis` or `postgres`.
+    pub backend: String,
+    /// Whether the store answered this read (false during an outage: calls then use this
+    /// client's own limiter and token cache).
+    pub available: bool,
+    /// What the store holds, when it answered (null for `memory`).
+    pub stored: Option<StoredState>,
+}
+
+impl From<crate::SharedStateStatus> for SharedStateStatus {
+    fn from(s: crate::SharedStateStatus) -> Self {
+        SharedStateStatus {
+            backend: s.backend,
+            available: s.available,
+            stored: s.stored.map(|stored| StoredState {
+                windows: stored
+                    .windows
+                    .into_iter()
+                    .map(|w| StoredWindow {
+                        limit_class: w.class.into(),
+                        in_window: super::ints::int(w.in_window),
+                        paused_for_ms: w.paused_for_ms.map(super::ints::long),
+                    })
+                    .collect(),
+                token_shared: stored.token_shared,
+                token_expires_in_ms: stored.token_expires_in_ms.map(super::ints::long),
+                token_lease_held: stored.token_lease_held,
+                token_failures_in_a_row: super::ints::int(stored.token_failures_in_a_row),
+            }),
+        }
+    }
+}
+
 /// The SDK client: one connection pool and one client-credentials token cache, shared by every
 /// call and every `UserSession` made from it. Thread-safe; build one per configuration.
 #[derive(uniffi::Object)]
@@ -72,6 +156,13 @@ impl Client {
             scope: g.scope,
             expires_in: super::ints::long(g.expires_in),
         })
+    }
+
+    /// Where the rate budgets and the token live and what the shared store holds
+    /// (`ClientConfig.shared_state`); never the token. One store round trip; `available` is
+    /// false while the store does not answer.
+    pub async fn shared_state(&self) -> SharedStateStatus {
+        self.inner.shared_state().await.into()
     }
 
     /// A session for calls on behalf of a user with a fixed token value; a rejected token

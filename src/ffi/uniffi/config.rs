@@ -137,6 +137,15 @@ pub struct ClientConfig {
     /// Most requests of this client on the wire at once (default 64).
     #[uniffi(default = None)]
     pub max_in_flight: Option<i32>,
+    /// Where the rate budgets, the pause after a 429 and the client-credentials token are
+    /// shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
+    /// (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
+    /// SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
+    /// keeps them in this client. Passed to the core as a secret (never logged by the SDK);
+    /// nothing reads it back. This record's own `toString()` does show it, so keep a store
+    /// password out of logs of the record.
+    #[uniffi(default = None)]
+    pub shared_state: Option<String>,
 }
 
 impl ClientConfig {
@@ -180,6 +189,7 @@ impl ClientConfig {
         if let Some(max) = self.max_in_flight {
             c.max_in_flight = unsigned("max_in_flight", max)? as usize;
         }
+        c.shared_state = self.shared_state.clone().map(crate::secret::Secret::new);
         Ok(c)
     }
 }

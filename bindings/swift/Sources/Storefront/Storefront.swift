@@ -677,6 +677,13 @@ public protocol ClientProtocol: AnyObject, Sendable {
     func retryNotification(orderNo: String, eventId: String) async throws  -> Bool
     
     /**
+     * Where the rate budgets and the token live and what the shared store holds
+     * (`ClientConfig.shared_state`); never the token. One store round trip; `available` is
+     * false while the store does not answer.
+     */
+    func sharedState() async  -> SharedStateStatus
+    
+    /**
      * A session for calls on behalf of a user with a fixed token value; a rejected token
      * (401 `invalid_token`) is reported to the caller.
      */
@@ -976,6 +983,28 @@ open func retryNotification(orderNo: String, eventId: String)async throws  -> Bo
             freeFunc: ffi_storefront_rust_future_free_i8,
             liftFunc: FfiConverterBool.lift,
             errorHandler: FfiConverterTypeStorefrontError_lift
+        )
+}
+    
+    /**
+     * Where the rate budgets and the token live and what the shared store holds
+     * (`ClientConfig.shared_state`); never the token. One store round trip; `available` is
+     * false while the store does not answer.
+     */
+open func sharedState()async  -> SharedStateStatus  {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_client_shared_state(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeSharedStateStatus_lift,
+            errorHandler: nil
+            
         )
 }
     
@@ -3016,6 +3045,16 @@ public struct ClientConfig {
      * Most requests of this client on the wire at once (default 64).
      */
     public var maxInFlight: Int32?
+    /**
+     * Where the rate budgets, the pause after a 429 and the client-credentials token are
+     * shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
+     * (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
+     * SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
+     * keeps them in this client. Passed to the core as a secret (never logged by the SDK);
+     * nothing reads it back. This record's own `toString()` does show it, so keep a store
+     * password out of logs of the record.
+     */
+    public var sharedState: String?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3067,7 +3106,16 @@ public struct ClientConfig {
          */rateLimits: RateLimits? = nil, 
         /**
          * Most requests of this client on the wire at once (default 64).
-         */maxInFlight: Int32? = nil) {
+         */maxInFlight: Int32? = nil, 
+        /**
+         * Where the rate budgets, the pause after a 429 and the client-credentials token are
+         * shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
+         * (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
+         * SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
+         * keeps them in this client. Passed to the core as a secret (never logged by the SDK);
+         * nothing reads it back. This record's own `toString()` does show it, so keep a store
+         * password out of logs of the record.
+         */sharedState: String? = nil) {
         self.baseUrl = baseUrl
         self.tokenEndpoint = tokenEndpoint
         self.clientId = clientId
@@ -3083,6 +3131,7 @@ public struct ClientConfig {
         self.allowInsecureLoopback = allowInsecureLoopback
         self.rateLimits = rateLimits
         self.maxInFlight = maxInFlight
+        self.sharedState = sharedState
     }
 
     
@@ -3115,7 +3164,8 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
                 rootCaPem: FfiConverterOptionString.read(from: &buf), 
                 allowInsecureLoopback: FfiConverterBool.read(from: &buf), 
                 rateLimits: FfiConverterOptionTypeRateLimits.read(from: &buf), 
-                maxInFlight: FfiConverterOptionInt32.read(from: &buf)
+                maxInFlight: FfiConverterOptionInt32.read(from: &buf), 
+                sharedState: FfiConverterOptionString.read(from: &buf)
         )
     }
 
@@ -3135,6 +3185,7 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
         FfiConverterBool.write(value.allowInsecureLoopback, into: &buf)
         FfiConverterOptionTypeRateLimits.write(value.rateLimits, into: &buf)
         FfiConverterOptionInt32.write(value.maxInFlight, into: &buf)
+        FfiConverterOptionString.write(value.sharedState, into: &buf)
     }
 }
 
@@ -6323,6 +6374,87 @@ public func FfiConverterTypeSdkDefaults_lower(_ value: SdkDefaults) -> RustBuffe
 
 
 /**
+ * Where this client's rate budgets and token live (`ClientConfig.shared_state`).
+ */
+public struct SharedStateStatus: Equatable, Hashable {
+    /**
+     * `memory` (no `shared_state` configured), `sqlite`, `redis` or `postgres`.
+     */
+    public var backend: String
+    /**
+     * Whether the store answered this read (false during an outage: calls then use this
+     * client's own limiter and token cache).
+     */
+    public var available: Bool
+    /**
+     * What the store holds, when it answered (null for `memory`).
+     */
+    public var stored: StoredState?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * `memory` (no `shared_state` configured), `sqlite`, `redis` or `postgres`.
+         */backend: String, 
+        /**
+         * Whether the store answered this read (false during an outage: calls then use this
+         * client's own limiter and token cache).
+         */available: Bool, 
+        /**
+         * What the store holds, when it answered (null for `memory`).
+         */stored: StoredState?) {
+        self.backend = backend
+        self.available = available
+        self.stored = stored
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension SharedStateStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeSharedStateStatus: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SharedStateStatus {
+        return
+            try SharedStateStatus(
+                backend: FfiConverterString.read(from: &buf), 
+                available: FfiConverterBool.read(from: &buf), 
+                stored: FfiConverterOptionTypeStoredState.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: SharedStateStatus, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.backend, into: &buf)
+        FfiConverterBool.write(value.available, into: &buf)
+        FfiConverterOptionTypeStoredState.write(value.stored, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSharedStateStatus_lift(_ buf: RustBuffer) throws -> SharedStateStatus {
+    return try FfiConverterTypeSharedStateStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeSharedStateStatus_lower(_ value: SharedStateStatus) -> RustBuffer {
+    return FfiConverterTypeSharedStateStatus.lower(value)
+}
+
+
+/**
  * A verified status notification.
  */
 public struct StatusNotification: Equatable, Hashable {
@@ -6418,6 +6550,186 @@ public func FfiConverterTypeStatusNotification_lift(_ buf: RustBuffer) throws ->
 #endif
 public func FfiConverterTypeStatusNotification_lower(_ value: StatusNotification) -> RustBuffer {
     return FfiConverterTypeStatusNotification.lower(value)
+}
+
+
+/**
+ * What the shared store holds for this client id (never the token itself).
+ */
+public struct StoredState: Equatable, Hashable {
+    /**
+     * Per limit class: admissions within the current window and the pause left.
+     */
+    public var windows: [StoredWindow]
+    /**
+     * Whether a token is stored and not due for renewal.
+     */
+    public var tokenShared: Bool
+    /**
+     * Milliseconds until the stored token expires, when one is stored.
+     */
+    public var tokenExpiresInMs: Int64?
+    /**
+     * Whether a process holds the token lease now (is fetching the token for everyone).
+     */
+    public var tokenLeaseHeld: Bool
+    /**
+     * Token requests that failed in a row (shared back-off).
+     */
+    public var tokenFailuresInARow: Int32
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Per limit class: admissions within the current window and the pause left.
+         */windows: [StoredWindow], 
+        /**
+         * Whether a token is stored and not due for renewal.
+         */tokenShared: Bool, 
+        /**
+         * Milliseconds until the stored token expires, when one is stored.
+         */tokenExpiresInMs: Int64?, 
+        /**
+         * Whether a process holds the token lease now (is fetching the token for everyone).
+         */tokenLeaseHeld: Bool, 
+        /**
+         * Token requests that failed in a row (shared back-off).
+         */tokenFailuresInARow: Int32) {
+        self.windows = windows
+        self.tokenShared = tokenShared
+        self.tokenExpiresInMs = tokenExpiresInMs
+        self.tokenLeaseHeld = tokenLeaseHeld
+        self.tokenFailuresInARow = tokenFailuresInARow
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension StoredState: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStoredState: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StoredState {
+        return
+            try StoredState(
+                windows: FfiConverterSequenceTypeStoredWindow.read(from: &buf), 
+                tokenShared: FfiConverterBool.read(from: &buf), 
+                tokenExpiresInMs: FfiConverterOptionInt64.read(from: &buf), 
+                tokenLeaseHeld: FfiConverterBool.read(from: &buf), 
+                tokenFailuresInARow: FfiConverterInt32.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: StoredState, into buf: inout [UInt8]) {
+        FfiConverterSequenceTypeStoredWindow.write(value.windows, into: &buf)
+        FfiConverterBool.write(value.tokenShared, into: &buf)
+        FfiConverterOptionInt64.write(value.tokenExpiresInMs, into: &buf)
+        FfiConverterBool.write(value.tokenLeaseHeld, into: &buf)
+        FfiConverterInt32.write(value.tokenFailuresInARow, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoredState_lift(_ buf: RustBuffer) throws -> StoredState {
+    return try FfiConverterTypeStoredState.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoredState_lower(_ value: StoredState) -> RustBuffer {
+    return FfiConverterTypeStoredState.lower(value)
+}
+
+
+/**
+ * One class's window in the shared store.
+ */
+public struct StoredWindow: Equatable, Hashable {
+    /**
+     * The class (`class` in the C ABI's JSON; named so because `class` is a keyword of
+     * Kotlin and Swift).
+     */
+    public var limitClass: LimitClass
+    /**
+     * Admissions within the current window, counted over every process sharing the store.
+     */
+    public var inWindow: Int32
+    /**
+     * Milliseconds left of a pause set by a 429, if any.
+     */
+    public var pausedForMs: Int64?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The class (`class` in the C ABI's JSON; named so because `class` is a keyword of
+         * Kotlin and Swift).
+         */limitClass: LimitClass, 
+        /**
+         * Admissions within the current window, counted over every process sharing the store.
+         */inWindow: Int32, 
+        /**
+         * Milliseconds left of a pause set by a 429, if any.
+         */pausedForMs: Int64?) {
+        self.limitClass = limitClass
+        self.inWindow = inWindow
+        self.pausedForMs = pausedForMs
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension StoredWindow: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeStoredWindow: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> StoredWindow {
+        return
+            try StoredWindow(
+                limitClass: FfiConverterTypeLimitClass.read(from: &buf), 
+                inWindow: FfiConverterInt32.read(from: &buf), 
+                pausedForMs: FfiConverterOptionInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: StoredWindow, into buf: inout [UInt8]) {
+        FfiConverterTypeLimitClass.write(value.limitClass, into: &buf)
+        FfiConverterInt32.write(value.inWindow, into: &buf)
+        FfiConverterOptionInt64.write(value.pausedForMs, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoredWindow_lift(_ buf: RustBuffer) throws -> StoredWindow {
+    return try FfiConverterTypeStoredWindow.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeStoredWindow_lower(_ value: StoredWindow) -> RustBuffer {
+    return FfiConverterTypeStoredWindow.lower(value)
 }
 
 
@@ -7168,6 +7480,91 @@ public func FfiConverterTypeJsonValue_lift(_ buf: RustBuffer) throws -> JsonValu
 #endif
 public func FfiConverterTypeJsonValue_lower(_ value: JsonValue) -> RustBuffer {
     return FfiConverterTypeJsonValue.lower(value)
+}
+
+
+
+/**
+ * A budget of the client-side rate limiter.
+ */
+
+public enum LimitClass: Equatable, Hashable {
+    
+    /**
+     * Merchant-payment creates (60 per client per minute).
+     */
+    case create
+    /**
+     * Queries, filtered lists and channel reads, shared (300 per client per minute).
+     */
+    case read
+    /**
+     * Notification re-queues (30 per client per minute).
+     */
+    case requeue
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension LimitClass: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeLimitClass: FfiConverterRustBuffer {
+    typealias SwiftType = LimitClass
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> LimitClass {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .create
+        
+        case 2: return .read
+        
+        case 3: return .requeue
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: LimitClass, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .create:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .read:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .requeue:
+            writeInt(&buf, Int32(3))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLimitClass_lift(_ buf: RustBuffer) throws -> LimitClass {
+    return try FfiConverterTypeLimitClass.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeLimitClass_lower(_ value: LimitClass) -> RustBuffer {
+    return FfiConverterTypeLimitClass.lower(value)
 }
 
 
@@ -9455,6 +9852,30 @@ fileprivate struct FfiConverterOptionTypeRetryPolicy: FfiConverterRustBuffer {
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterOptionTypeStoredState: FfiConverterRustBuffer {
+    typealias SwiftType = StoredState?
+
+    public static func write(_ value: SwiftType, into buf: inout [UInt8]) {
+        guard let value = value else {
+            writeInt(&buf, Int8(0))
+            return
+        }
+        writeInt(&buf, Int8(1))
+        FfiConverterTypeStoredState.write(value, into: &buf)
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> SwiftType {
+        switch try readInt(&buf) as Int8 {
+        case 0: return nil
+        case 1: return try FfiConverterTypeStoredState.read(from: &buf)
+        default: throw UniffiInternalError.unexpectedOptionalTag
+        }
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterOptionTypeErrorCode: FfiConverterRustBuffer {
     typealias SwiftType = ErrorCode?
 
@@ -9816,6 +10237,31 @@ fileprivate struct FfiConverterSequenceTypeProduct: FfiConverterRustBuffer {
         seq.reserveCapacity(Int(len))
         for _ in 0 ..< len {
             seq.append(try FfiConverterTypeProduct.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterSequenceTypeStoredWindow: FfiConverterRustBuffer {
+    typealias SwiftType = [StoredWindow]
+
+    public static func write(_ value: [StoredWindow], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeStoredWindow.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [StoredWindow] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [StoredWindow]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeStoredWindow.read(from: &buf))
         }
         return seq
     }
@@ -10419,6 +10865,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_client_retry_notification() != 42096) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_client_shared_state() != 35524) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_client_user_session() != 36627) {

@@ -785,6 +785,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_method_client_retry_notification(
     ): Int
+    external fun uniffi_storefront_checksum_method_client_shared_state(
+    ): Int
     external fun uniffi_storefront_checksum_method_client_user_session(
     ): Int
     external fun uniffi_storefront_checksum_method_client_user_session_with_provider(
@@ -886,6 +888,8 @@ internal object UniffiLib {
     external fun uniffi_storefront_fn_method_client_product_cursor(`ptr`: Long,`query`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
     external fun uniffi_storefront_fn_method_client_retry_notification(`ptr`: Long,`orderNo`: RustBuffer.ByValue,`eventId`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_client_shared_state(`ptr`: Long,
     ): Long
     external fun uniffi_storefront_fn_method_client_user_session(`ptr`: Long,`token`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1218,6 +1222,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_client_retry_notification() and 0xFFFF) != 42096) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_client_shared_state() and 0xFFFF) != 35524) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_client_user_session() and 0xFFFF) != 36627) {
@@ -1949,6 +1956,13 @@ public interface ClientInterface {
     suspend fun `retryNotification`(`orderNo`: kotlin.String, `eventId`: kotlin.String): kotlin.Boolean
     
     /**
+     * Where the rate budgets and the token live and what the shared store holds
+     * (`ClientConfig.shared_state`); never the token. One store round trip; `available` is
+     * false while the store does not answer.
+     */
+    suspend fun `sharedState`(): SharedStateStatus
+    
+    /**
      * A session for calls on behalf of a user with a fixed token value; a rejected token
      * (401 `invalid_token`) is reported to the caller.
      */
@@ -2362,6 +2376,31 @@ open class Client: Disposable, AutoCloseable, ClientInterface
         { FfiConverterBoolean.lift(it) },
         // Error FFI converter
         StorefrontException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Where the rate budgets and the token live and what the shared store holds
+     * (`ClientConfig.shared_state`); never the token. One store round trip; `available` is
+     * false while the store does not answer.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `sharedState`() : SharedStateStatus {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_client_shared_state(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeSharedStateStatus.lift(it) },
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
     )
     }
 
@@ -5481,6 +5520,17 @@ data class ClientConfig (
      * Most requests of this client on the wire at once (default 64).
      */
     var `maxInFlight`: kotlin.Int? = null 
+    , 
+    /**
+     * Where the rate budgets, the pause after a 429 and the client-credentials token are
+     * shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
+     * (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
+     * SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
+     * keeps them in this client. Passed to the core as a secret (never logged by the SDK);
+     * nothing reads it back. This record's own `toString()` does show it, so keep a store
+     * password out of logs of the record.
+     */
+    var `sharedState`: kotlin.String? = null 
     
 ): Disposable{
     
@@ -5506,7 +5556,8 @@ data class ClientConfig (
         this.`rootCaPem`,
         this.`allowInsecureLoopback`,
         this.`rateLimits`,
-        this.`maxInFlight`
+        this.`maxInFlight`,
+        this.`sharedState`
     )
     }
     
@@ -5534,6 +5585,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalTypeRateLimits.read(buf),
             FfiConverterOptionalInt.read(buf),
+            FfiConverterOptionalString.read(buf),
         )
     }
 
@@ -5552,7 +5604,8 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterOptionalString.allocationSize(value.`rootCaPem`) +
             FfiConverterBoolean.allocationSize(value.`allowInsecureLoopback`) +
             FfiConverterOptionalTypeRateLimits.allocationSize(value.`rateLimits`) +
-            FfiConverterOptionalInt.allocationSize(value.`maxInFlight`)
+            FfiConverterOptionalInt.allocationSize(value.`maxInFlight`) +
+            FfiConverterOptionalString.allocationSize(value.`sharedState`)
     )
 
     override fun write(value: ClientConfig, buf: ByteBuffer) {
@@ -5571,6 +5624,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterBoolean.write(value.`allowInsecureLoopback`, buf)
             FfiConverterOptionalTypeRateLimits.write(value.`rateLimits`, buf)
             FfiConverterOptionalInt.write(value.`maxInFlight`, buf)
+            FfiConverterOptionalString.write(value.`sharedState`, buf)
     }
 }
 
@@ -7939,6 +7993,62 @@ public object FfiConverterTypeSdkDefaults: FfiConverterRustBuffer<SdkDefaults> {
 
 
 /**
+ * Where this client's rate budgets and token live (`ClientConfig.shared_state`).
+ */
+data class SharedStateStatus (
+    /**
+     * `memory` (no `shared_state` configured), `sqlite`, `redis` or `postgres`.
+     */
+    var `backend`: kotlin.String
+    , 
+    /**
+     * Whether the store answered this read (false during an outage: calls then use this
+     * client's own limiter and token cache).
+     */
+    var `available`: kotlin.Boolean
+    , 
+    /**
+     * What the store holds, when it answered (null for `memory`).
+     */
+    var `stored`: StoredState?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeSharedStateStatus: FfiConverterRustBuffer<SharedStateStatus> {
+    override fun read(buf: ByteBuffer): SharedStateStatus {
+        return SharedStateStatus(
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalTypeStoredState.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: SharedStateStatus) = (
+            FfiConverterString.allocationSize(value.`backend`) +
+            FfiConverterBoolean.allocationSize(value.`available`) +
+            FfiConverterOptionalTypeStoredState.allocationSize(value.`stored`)
+    )
+
+    override fun write(value: SharedStateStatus, buf: ByteBuffer) {
+            FfiConverterString.write(value.`backend`, buf)
+            FfiConverterBoolean.write(value.`available`, buf)
+            FfiConverterOptionalTypeStoredState.write(value.`stored`, buf)
+    }
+}
+
+
+
+/**
  * A verified status notification.
  */
 data class StatusNotification (
@@ -8004,6 +8114,133 @@ public object FfiConverterTypeStatusNotification: FfiConverterRustBuffer<StatusN
             FfiConverterInt.write(value.`apiVersion`, buf)
             FfiConverterTypeOffsetDateTime.write(value.`createdAt`, buf)
             FfiConverterTypeNotificationData.write(value.`data`, buf)
+    }
+}
+
+
+
+/**
+ * What the shared store holds for this client id (never the token itself).
+ */
+data class StoredState (
+    /**
+     * Per limit class: admissions within the current window and the pause left.
+     */
+    var `windows`: List<StoredWindow>
+    , 
+    /**
+     * Whether a token is stored and not due for renewal.
+     */
+    var `tokenShared`: kotlin.Boolean
+    , 
+    /**
+     * Milliseconds until the stored token expires, when one is stored.
+     */
+    var `tokenExpiresInMs`: kotlin.Long?
+    , 
+    /**
+     * Whether a process holds the token lease now (is fetching the token for everyone).
+     */
+    var `tokenLeaseHeld`: kotlin.Boolean
+    , 
+    /**
+     * Token requests that failed in a row (shared back-off).
+     */
+    var `tokenFailuresInARow`: kotlin.Int
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeStoredState: FfiConverterRustBuffer<StoredState> {
+    override fun read(buf: ByteBuffer): StoredState {
+        return StoredState(
+            FfiConverterSequenceTypeStoredWindow.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterOptionalLong.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterInt.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: StoredState) = (
+            FfiConverterSequenceTypeStoredWindow.allocationSize(value.`windows`) +
+            FfiConverterBoolean.allocationSize(value.`tokenShared`) +
+            FfiConverterOptionalLong.allocationSize(value.`tokenExpiresInMs`) +
+            FfiConverterBoolean.allocationSize(value.`tokenLeaseHeld`) +
+            FfiConverterInt.allocationSize(value.`tokenFailuresInARow`)
+    )
+
+    override fun write(value: StoredState, buf: ByteBuffer) {
+            FfiConverterSequenceTypeStoredWindow.write(value.`windows`, buf)
+            FfiConverterBoolean.write(value.`tokenShared`, buf)
+            FfiConverterOptionalLong.write(value.`tokenExpiresInMs`, buf)
+            FfiConverterBoolean.write(value.`tokenLeaseHeld`, buf)
+            FfiConverterInt.write(value.`tokenFailuresInARow`, buf)
+    }
+}
+
+
+
+/**
+ * One class's window in the shared store.
+ */
+data class StoredWindow (
+    /**
+     * The class (`class` in the C ABI's JSON; named so because `class` is a keyword of
+     * Kotlin and Swift).
+     */
+    var `limitClass`: LimitClass
+    , 
+    /**
+     * Admissions within the current window, counted over every process sharing the store.
+     */
+    var `inWindow`: kotlin.Int
+    , 
+    /**
+     * Milliseconds left of a pause set by a 429, if any.
+     */
+    var `pausedForMs`: kotlin.Long?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeStoredWindow: FfiConverterRustBuffer<StoredWindow> {
+    override fun read(buf: ByteBuffer): StoredWindow {
+        return StoredWindow(
+            FfiConverterTypeLimitClass.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterOptionalLong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: StoredWindow) = (
+            FfiConverterTypeLimitClass.allocationSize(value.`limitClass`) +
+            FfiConverterInt.allocationSize(value.`inWindow`) +
+            FfiConverterOptionalLong.allocationSize(value.`pausedForMs`)
+    )
+
+    override fun write(value: StoredWindow, buf: ByteBuffer) {
+            FfiConverterTypeLimitClass.write(value.`limitClass`, buf)
+            FfiConverterInt.write(value.`inWindow`, buf)
+            FfiConverterOptionalLong.write(value.`pausedForMs`, buf)
     }
 }
 
@@ -9025,6 +9262,53 @@ public object FfiConverterTypeJsonValue : FfiConverterRustBuffer<JsonValue>{
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * A budget of the client-side rate limiter.
+ */
+
+enum class LimitClass {
+    
+    /**
+     * Merchant-payment creates (60 per client per minute).
+     */
+    CREATE,
+    /**
+     * Queries, filtered lists and channel reads, shared (300 per client per minute).
+     */
+    READ,
+    /**
+     * Notification re-queues (30 per client per minute).
+     */
+    REQUEUE;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeLimitClass: FfiConverterRustBuffer<LimitClass> {
+    override fun read(buf: ByteBuffer) = try {
+        LimitClass.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: LimitClass) = 4UL
+
+    override fun write(value: LimitClass, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
     }
 }
 
@@ -11716,6 +12000,38 @@ public object FfiConverterOptionalTypeRetryPolicy: FfiConverterRustBuffer<RetryP
 /**
  * @suppress
  */
+public object FfiConverterOptionalTypeStoredState: FfiConverterRustBuffer<StoredState?> {
+    override fun read(buf: ByteBuffer): StoredState? {
+        if (buf.get().toInt() == 0) {
+            return null
+        }
+        return FfiConverterTypeStoredState.read(buf)
+    }
+
+    override fun allocationSize(value: StoredState?): ULong {
+        if (value == null) {
+            return 1UL
+        } else {
+            return 1UL + FfiConverterTypeStoredState.allocationSize(value)
+        }
+    }
+
+    override fun write(value: StoredState?, buf: ByteBuffer) {
+        if (value == null) {
+            buf.put(0)
+        } else {
+            buf.put(1)
+            FfiConverterTypeStoredState.write(value, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterOptionalTypeErrorCode: FfiConverterRustBuffer<ErrorCode?> {
     override fun read(buf: ByteBuffer): ErrorCode? {
         if (buf.get().toInt() == 0) {
@@ -12150,6 +12466,34 @@ public object FfiConverterSequenceTypeProduct: FfiConverterRustBuffer<List<Produ
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeProduct.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterSequenceTypeStoredWindow: FfiConverterRustBuffer<List<StoredWindow>> {
+    override fun read(buf: ByteBuffer): List<StoredWindow> {
+        val len = buf.getInt()
+        return List<StoredWindow>(len) {
+            FfiConverterTypeStoredWindow.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<StoredWindow>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeStoredWindow.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<StoredWindow>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeStoredWindow.write(it, buf)
         }
     }
 }
