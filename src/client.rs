@@ -76,6 +76,14 @@ impl Client {
         })
     }
 
+    /// Round trips this client value has sent to its shared store (0 without one): each
+    /// admitted call is one, a 429 one more, a token miss one or two. For the benches and for
+    /// operators checking the cost of the store; not part of the stable API.
+    #[doc(hidden)]
+    pub fn shared_state_round_trips(&self) -> u64 {
+        self.inner.shared.as_ref().map_or(0, |s| s.round_trips())
+    }
+
     /// Where this client's rate budgets and token live ([`crate::Config::shared_state`]) and
     /// what the shared store holds now: the windows, the pause after a 429, whether a token is
     /// shared (never its value). One store round trip; `available` is false while the store

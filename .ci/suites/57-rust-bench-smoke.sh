@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process bench smoke (BENCHMARKS.md, "Request path" and "Waiters"): each bench runs its
+# Whole-process bench smoke (BENCHMARKS.md, "Request path", "Waiters" and "Shared state"): each bench runs its
 # smoke mode (a few hundred requests; 500 waiters over TLS) in a debug build and must complete
 # and print its figures. Nothing about time or memory is asserted (a shared machine's figures
 # are not test material; a debug build's mean nothing); the waiters bench does check that every
@@ -17,3 +17,6 @@ check() {
 }
 check "ratio of medians" cargo bench --profile dev --bench request_path -- --smoke
 check "worst run" cargo bench --profile dev --bench waiters -- --smoke
+# The shared-state bench starts Redis and PostgreSQL itself (installed by the project's script).
+bash .ci/install-servers.sh
+check "round trips per admitted call" cargo bench --profile dev --features server --bench shared_state -- --smoke

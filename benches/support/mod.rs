@@ -35,8 +35,13 @@ pub fn serve_if_child() -> bool {
     let tls = std::env::var("STOREFRONT_BENCH_TLS").as_deref() == Ok("1");
     let rt = tokio::runtime::Runtime::new().expect("server runtime");
     rt.block_on(async {
+        let window = std::env::var("STOREFRONT_BENCH_RATE_WINDOW")
+            .ok()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or(60);
         let sandbox = storefront_sandbox::Sandbox::start_with(storefront_sandbox::SandboxOptions {
             tls,
+            rate_limit_window_seconds: window,
             ..Default::default()
         })
         .await
@@ -73,8 +78,14 @@ pub struct ServerChild {
 impl ServerChild {
     /// Starts the child and waits for its address.
     pub fn spawn(tls: bool) -> ServerChild {
+        ServerChild::spawn_with(tls, 60)
+    }
+
+    /// [`ServerChild::spawn`] with the sandbox's rate-limit window in seconds.
+    pub fn spawn_with(tls: bool, rate_window_s: u32) -> ServerChild {
         let mut child = Command::new(std::env::current_exe().expect("current exe"))
             .env(ROLE, "server")
+            .env("STOREFRONT_BENCH_RATE_WINDOW", rate_window_s.to_string())
             .env("STOREFRONT_BENCH_TLS", if tls { "1" } else { "0" })
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -458,6 +458,9 @@ pub(crate) struct SharedState {
     /// This process's holder id for the token lease (random per client value).
     pub holder: String,
     health: Mutex<Health>,
+    /// Round trips sent to the store by this client (for the benches' "round trips per
+    /// admitted call" and for operators).
+    round_trips: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -478,6 +481,7 @@ impl SharedState {
             token_lease: url.token_lease,
             holder: format!("{}-{}", std::process::id(), hex::encode(bytes)),
             health: Mutex::new(Health::default()),
+            round_trips: Default::default(),
         })
     }
 
@@ -504,6 +508,8 @@ impl SharedState {
         if !self.available() {
             return None;
         }
+        self.round_trips
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let outcome = match tokio::time::timeout(self.timeout, op(self.store.as_ref())).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(e.0),
@@ -539,6 +545,11 @@ impl SharedState {
                 None
             }
         }
+    }
+
+    /// Round trips sent to the store so far (each backend operation is one).
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// What the store holds now, or `None` when it cannot be read.
