@@ -138,6 +138,7 @@ impl RetryPolicy {
 /// | `rate_limits.requeue_per_window` | 30 | the contract: 30 notification re-queues per minute |
 /// | `rate_limits.window` | 60 s | the contract's minute |
 /// | `rate_limits.margin` | 500 ms | against clock and latency differences with the service |
+/// | `shared_state` | none | in-process budgets and token; a store URL shares them across processes and hosts ("Rate limits") |
 /// | `allow_insecure_loopback` | false | HTTPS only; plain HTTP to loopback hosts is for local sandboxes |
 /// | `wait.interval` | 2 s | payment-status poll interval (`DEFAULT_WAIT_INTERVAL`): a paid buyer sees it within about 2 s; 30 light reads a minute |
 /// | `wait.timeout` | 60 s | payment wait (`DEFAULT_WAIT_TIMEOUT`): about as long as a "confirming payment" screen; then the wait reports still pending (an outcome) and the app checks later |

@@ -70,6 +70,12 @@ fn defaults_from_code() -> BTreeMap<String, String> {
         ("rate_limits.window", duration_text(c.rate_limits.window)),
         ("rate_limits.margin", duration_text(c.rate_limits.margin)),
         (
+            "shared_state",
+            c.shared_state
+                .as_ref()
+                .map_or("none".to_owned(), |_| "set".to_owned()),
+        ),
+        (
             "allow_insecure_loopback",
             c.allow_insecure_loopback.to_string(),
         ),
