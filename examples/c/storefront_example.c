@@ -638,6 +638,59 @@ static void host_demo(sf_client *client, const char *config) {
     sf_log_buffer_enable(0, 0);
 }
 
+/* Many workers, one budget and one token (README "Rate limits"): two handles, as two php-fpm
+ * or gunicorn workers would have, share a SQLite store; the second one reads the token the first
+ * fetched, and sf_client_shared_state shows what the store holds (never the token). */
+static void shared_state_demo(const char *config) {
+    char dir[] = "/tmp/storefront-c-XXXXXX";
+    char path[128];
+    char shared_config[2400];
+    char *output = NULL;
+    sf_client *workers[2] = {NULL, NULL};
+    sf_error *error = NULL;
+    sf_result result;
+
+    if (mkdtemp(dir) == NULL) {
+        fprintf(stderr, "mkdtemp failed\n");
+        failures++;
+        return;
+    }
+    snprintf(path, sizeof path, "%s/storefront.db", dir);
+    snprintf(shared_config, sizeof shared_config, "{\"shared_state\":\"sqlite://%s\",%s", path,
+             config + 1);
+    for (int i = 0; i < 2; i++) {
+        result = sf_client_new(shared_config, &workers[i], &error);
+        if (result != SF_RESULT_OK) {
+            report("sf_client_new (shared_state)", result, error);
+            error = NULL;
+            goto done;
+        }
+        result = sf_channels_list(workers[i], &output, &error);
+        ok("sf_channels_list (shared_state)", result, output, error);
+        error = NULL;
+    }
+    result = sf_client_shared_state(workers[1], &output, &error);
+    if (result != SF_RESULT_OK || output == NULL || strstr(output, "\"backend\":\"sqlite\"") == NULL ||
+        strstr(output, "\"token_shared\":true") == NULL || strstr(output, "sbx_at_") != NULL) {
+        fprintf(stderr, "the shared store must hold the token and both workers' reads: %s\n",
+                output ? output : "(none)");
+        failures++;
+    } else {
+        printf("shared state: %.120s...\n", output);
+    }
+    sf_string_free(output);
+    sf_error_free(error);
+done:
+    sf_client_free(workers[0]);
+    sf_client_free(workers[1]);
+    unlink(path);
+    snprintf(shared_config, sizeof shared_config, "%s-wal", path);
+    unlink(shared_config);
+    snprintf(shared_config, sizeof shared_config, "%s-shm", path);
+    unlink(shared_config);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     char origin[256];
     char config[2048];
@@ -677,6 +730,7 @@ int main(int argc, char **argv) {
     merchant_demo(client, origin);
     argument_demo(client);
     host_demo(client, config);
+    shared_state_demo(config);
     sf_client_free(client);
 
     if (failures != 0) {
