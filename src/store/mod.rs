@@ -326,6 +326,7 @@ pub(crate) struct StoreUrl {
     /// The URL the backend connects with (may hold a password: never logged or shown).
     pub backend_url: Secret,
     /// For SQLite, the database file.
+    #[cfg_attr(not(feature = "store-sqlite"), allow(dead_code))]
     pub path: Option<std::path::PathBuf>,
     pub namespace: Option<String>,
     pub timeout: Duration,
