@@ -141,11 +141,10 @@ pub struct ClientConfig {
     /// shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
     /// (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
     /// SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
-    /// keeps them in this client. Passed to the core as a secret (never logged by the SDK);
-    /// nothing reads it back. This record's own `toString()` does show it, so keep a store
-    /// password out of logs of the record.
+    /// keeps them in this client. A [`Secret`] like the client secret (the URL may carry a
+    /// store password): redacted in the record's `toString()`, never logged, never read back.
     #[uniffi(default = None)]
-    pub shared_state: Option<String>,
+    pub shared_state: Option<Arc<Secret>>,
 }
 
 impl ClientConfig {
@@ -189,7 +188,7 @@ impl ClientConfig {
         if let Some(max) = self.max_in_flight {
             c.max_in_flight = unsigned("max_in_flight", max)? as usize;
         }
-        c.shared_state = self.shared_state.clone().map(crate::secret::Secret::new);
+        c.shared_state = self.shared_state.as_ref().map(|s| s.inner.clone());
         Ok(c)
     }
 }

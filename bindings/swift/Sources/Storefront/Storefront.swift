@@ -3050,11 +3050,10 @@ public struct ClientConfig {
      * shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
      * (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
      * SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
-     * keeps them in this client. Passed to the core as a secret (never logged by the SDK);
-     * nothing reads it back. This record's own `toString()` does show it, so keep a store
-     * password out of logs of the record.
+     * keeps them in this client. A [`Secret`] like the client secret (the URL may carry a
+     * store password): redacted in the record's `toString()`, never logged, never read back.
      */
-    public var sharedState: String?
+    public var sharedState: Secret?
 
     // Default memberwise initializers are never public by default, so we
     // declare one manually.
@@ -3112,10 +3111,9 @@ public struct ClientConfig {
          * shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
          * (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
          * SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
-         * keeps them in this client. Passed to the core as a secret (never logged by the SDK);
-         * nothing reads it back. This record's own `toString()` does show it, so keep a store
-         * password out of logs of the record.
-         */sharedState: String? = nil) {
+         * keeps them in this client. A [`Secret`] like the client secret (the URL may carry a
+         * store password): redacted in the record's `toString()`, never logged, never read back.
+         */sharedState: Secret? = nil) {
         self.baseUrl = baseUrl
         self.tokenEndpoint = tokenEndpoint
         self.clientId = clientId
@@ -3165,7 +3163,7 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
                 allowInsecureLoopback: FfiConverterBool.read(from: &buf), 
                 rateLimits: FfiConverterOptionTypeRateLimits.read(from: &buf), 
                 maxInFlight: FfiConverterOptionInt32.read(from: &buf), 
-                sharedState: FfiConverterOptionString.read(from: &buf)
+                sharedState: FfiConverterOptionTypeSecret.read(from: &buf)
         )
     }
 
@@ -3185,7 +3183,7 @@ public struct FfiConverterTypeClientConfig: FfiConverterRustBuffer {
         FfiConverterBool.write(value.allowInsecureLoopback, into: &buf)
         FfiConverterOptionTypeRateLimits.write(value.rateLimits, into: &buf)
         FfiConverterOptionInt32.write(value.maxInFlight, into: &buf)
-        FfiConverterOptionString.write(value.sharedState, into: &buf)
+        FfiConverterOptionTypeSecret.write(value.sharedState, into: &buf)
     }
 }
 

@@ -5526,11 +5526,10 @@ data class ClientConfig (
      * shared by every process (JVM instance) using this client id: `sqlite:///abs/path.db`
      * (one host), `redis://host:port/db` or `postgres://user@host:port/db` (several hosts);
      * SDK query parameters `namespace`, `timeout_ms`, `token_lease_ms`. Null (the default)
-     * keeps them in this client. Passed to the core as a secret (never logged by the SDK);
-     * nothing reads it back. This record's own `toString()` does show it, so keep a store
-     * password out of logs of the record.
+     * keeps them in this client. A [`Secret`] like the client secret (the URL may carry a
+     * store password): redacted in the record's `toString()`, never logged, never read back.
      */
-    var `sharedState`: kotlin.String? = null 
+    var `sharedState`: Secret? = null 
     
 ): Disposable{
     
@@ -5585,7 +5584,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterBoolean.read(buf),
             FfiConverterOptionalTypeRateLimits.read(buf),
             FfiConverterOptionalInt.read(buf),
-            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalTypeSecret.read(buf),
         )
     }
 
@@ -5605,7 +5604,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterBoolean.allocationSize(value.`allowInsecureLoopback`) +
             FfiConverterOptionalTypeRateLimits.allocationSize(value.`rateLimits`) +
             FfiConverterOptionalInt.allocationSize(value.`maxInFlight`) +
-            FfiConverterOptionalString.allocationSize(value.`sharedState`)
+            FfiConverterOptionalTypeSecret.allocationSize(value.`sharedState`)
     )
 
     override fun write(value: ClientConfig, buf: ByteBuffer) {
@@ -5624,7 +5623,7 @@ public object FfiConverterTypeClientConfig: FfiConverterRustBuffer<ClientConfig>
             FfiConverterBoolean.write(value.`allowInsecureLoopback`, buf)
             FfiConverterOptionalTypeRateLimits.write(value.`rateLimits`, buf)
             FfiConverterOptionalInt.write(value.`maxInFlight`, buf)
-            FfiConverterOptionalString.write(value.`sharedState`, buf)
+            FfiConverterOptionalTypeSecret.write(value.`sharedState`, buf)
     }
 }
 

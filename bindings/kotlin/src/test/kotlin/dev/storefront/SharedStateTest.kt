@@ -38,7 +38,7 @@ class SharedStateTest {
         allowInsecureLoopback = true,
         overallDeadlineMs = 60_000,
         rateLimits = RateLimits(windowMs = 5_000),
-        sharedState = sharedState,
+        sharedState = sharedState?.let { Secret(it) },
     )
 
     @Test
