@@ -35,6 +35,8 @@ mod client;
 pub mod collection;
 mod config;
 mod error;
+#[cfg(any(feature = "store-sqlite", feature = "store-postgres"))]
+pub mod inbox;
 pub mod log_sink;
 pub mod money;
 mod operation;
@@ -44,6 +46,8 @@ pub mod reconcile;
 mod retry;
 mod secret;
 pub mod serde_util;
+#[cfg(feature = "store-sqlite")]
+mod sqlite_file;
 mod store;
 mod tls;
 mod transport;

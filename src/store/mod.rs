@@ -324,6 +324,10 @@ impl Namespace {
 pub(crate) struct StoreUrl {
     pub scheme: Scheme,
     /// The URL the backend connects with (may hold a password: never logged or shown).
+    #[cfg_attr(
+        not(any(feature = "store-redis", feature = "store-postgres")),
+        allow(dead_code)
+    )]
     pub backend_url: Secret,
     /// For SQLite, the database file.
     #[cfg_attr(not(feature = "store-sqlite"), allow(dead_code))]

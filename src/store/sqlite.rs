@@ -14,10 +14,10 @@
 //! in [`SqliteStore::new`]: a forked worker opens its own) and is reopened after an error.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::Duration;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::{
     Admission, Admit, Namespace, Store, StoreError, StoreFuture, StoreResult, StoredFailure,
@@ -25,6 +25,7 @@ use super::{
 };
 use crate::rate_limit::LimitClass;
 use crate::secret::Secret;
+use crate::sqlite_file::{OpenError, SqliteFile};
 
 /// The tables, created on first use. Rate entries and pauses are keyed by the client's
 /// namespace (one budget per client, shared by every process); the token, its lease and its
@@ -50,13 +51,10 @@ pub(crate) struct SqliteStore {
     inner: Arc<Inner>,
 }
 
-/// What the blocking workers share: where the file is, the keys, and the lazily opened
-/// connection.
+/// What the blocking workers share: the file and the keys.
 struct Inner {
-    path: PathBuf,
+    file: SqliteFile,
     ns: Namespace,
-    timeout: Duration,
-    conn: Mutex<Option<Connection>>,
 }
 
 /// Every rusqlite error becomes a store error with its text (SQLite's messages carry neither
@@ -67,6 +65,12 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+impl From<OpenError> for StoreError {
+    fn from(e: OpenError) -> Self {
+        StoreError(format!("sqlite: {}", e.0))
+    }
+}
+
 impl SqliteStore {
     /// A store on the file at `path` for the client `ns`; nothing is opened until the first
     /// operation. `timeout` bounds one round trip: SQLite waits for another process's lock a
@@ -74,10 +78,8 @@ impl SqliteStore {
     pub fn new(path: PathBuf, ns: Namespace, timeout: Duration) -> Self {
         SqliteStore {
             inner: Arc::new(Inner {
-                path,
+                file: SqliteFile::new(path, timeout.saturating_sub(timeout / 10), SCHEMA),
                 ns,
-                timeout,
-                conn: Mutex::new(None),
             }),
         }
     }
@@ -91,84 +93,13 @@ impl SqliteStore {
     {
         let inner = Arc::clone(&self.inner);
         Box::pin(async move {
-            match tokio::task::spawn_blocking(move || inner.run(op)).await {
+            let work = move || inner.file.run(|tx, now| op(tx, now, &inner.ns));
+            match tokio::task::spawn_blocking(work).await {
                 Ok(outcome) => outcome,
                 Err(e) => Err(StoreError(format!("sqlite: worker thread failed: {e}"))),
             }
         })
     }
-}
-
-impl Inner {
-    /// Opens the connection if needed, runs `op` in one immediate transaction, commits; after an
-    /// error the connection is dropped and the next operation opens a new one.
-    fn run<T>(
-        &self,
-        op: impl FnOnce(&Transaction<'_>, i64, &Namespace) -> StoreResult<T>,
-    ) -> StoreResult<T> {
-        // A worker that panicked cannot have left a transaction open (rusqlite rolls back on
-        // drop): the connection is still usable, but reopen it to be safe.
-        let mut guard = match self.conn.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => {
-                let mut guard = poisoned.into_inner();
-                *guard = None;
-                guard
-            }
-        };
-        let outcome = self.run_locked(&mut guard, op);
-        if outcome.is_err() {
-            *guard = None;
-        }
-        outcome
-    }
-
-    fn run_locked<T>(
-        &self,
-        slot: &mut Option<Connection>,
-        op: impl FnOnce(&Transaction<'_>, i64, &Namespace) -> StoreResult<T>,
-    ) -> StoreResult<T> {
-        if slot.is_none() {
-            *slot = Some(self.open()?);
-        }
-        let Some(conn) = slot.as_mut() else {
-            return Err(StoreError("sqlite: no connection".into()));
-        };
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = op(&tx, now_ms(), &self.ns)?;
-        tx.commit()?;
-        Ok(value)
-    }
-
-    /// Creates the file with mode 0600 (the token is a secret at rest), then opens it in WAL
-    /// mode with a busy timeout a little below the store timeout, and creates the tables.
-    fn open(&self) -> StoreResult<Connection> {
-        super::create_private_file(&self.path)
-            .map_err(|e| StoreError(format!("sqlite: cannot create the database file: {e}")))?;
-        let conn = Connection::open(&self.path)?;
-        let busy = self
-            .timeout
-            .saturating_sub(self.timeout / 10)
-            .max(Duration::from_millis(1));
-        conn.busy_timeout(busy)?;
-        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(StoreError(format!(
-                "sqlite: the database stays in {mode} journal mode (WAL needed)"
-            )));
-        }
-        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;")?;
-        conn.execute_batch(SCHEMA)?;
-        Ok(conn)
-    }
-}
-
-/// The host's clock in milliseconds since the epoch.
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 4))
-        .unwrap_or(0)
 }
 
 /// A duration in ms as stored (bounded so that `now + ms` never overflows).

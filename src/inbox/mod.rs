@@ -1,0 +1,611 @@
+//! The webhook inbox: store each notification before acknowledging it, hand each payment's
+//! state changes to the app once and in order, book each paid payment event once, across
+//! workers and hosts (SQLite for one host, PostgreSQL for many).
+//!
+//! Contract rules ("Events"): verify the signature (constant time, several secrets during a
+//! rotation) and the timestamp over the raw body; "store the notification reliably before
+//! returning" (any 2xx acknowledges, so nothing is acknowledged that was not committed: a store
+//! that cannot commit answers 503 and the service delivers again); "deduplicate by notification
+//! `id`"; "book payments idempotently by `data.event_id`"; "a lower version must not overwrite a
+//! higher one" (per payment `status_version`, which "may be 0 for historical never-changed
+//! records": 0 is a real version, lower than any other); "notifications complement, not replace,
+//! interval-bounded queries and periodic reconciliation" (a payment found paid by the reconciler
+//! enters the same flow).
+//!
+//! The flow:
+//! 1. [`Inbox::receive`] verifies, then in one transaction stores the notification keyed by its
+//!    `id` and raises the payment's watermark (the highest `status_version` received). A
+//!    duplicate `id` is acknowledged and stored once; a version at or below the watermark is
+//!    stored as `stale` and never handed to the app; a pending event of the same payment with a
+//!    lower version is superseded (marked `stale`): the app only ever moves a payment forward.
+//! 2. Workers [`Inbox::claim`] events under a lease: at most one event per payment is out at a
+//!    time, oldest first. An event whose lease ran out (worker killed) is claimed again. A `paid`
+//!    event whose `event_id` is already booked is completed as a `duplicate` without being
+//!    handed out, so the booking reaches the app once even under several notification ids (or a
+//!    reconciliation's) and again after a refund.
+//! 3. The app handles the event and [`Inbox::complete`]s it (which records the booking of a
+//!    `paid` event) — or completes it inside its own transaction on the same database with
+//!    [`Inbox::completion_sql`], so that its booking and the completion commit together.
+//!
+//! Operations: [`Inbox::status`] (counts per state, rejections, the oldest pending event's
+//! age), [`Inbox::purge`] (retention of finished rows, default 30 days), [`Inbox::replay`]
+//! (hand one event, or the events received in a time range, to the handler again).
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::collection::model::{MerchantPayment, MerchantPaymentStatus};
+use crate::money::MinorAmount;
+use crate::reconcile::LocalRecord;
+#[cfg(feature = "store-postgres")]
+use crate::secret::Secret;
+use crate::webhook::{NotificationData, WebhookError, WebhookVerifier};
+
+#[cfg(feature = "store-postgres")]
+mod postgres;
+#[cfg(feature = "store-sqlite")]
+mod sqlite;
+
+/// How long rows of finished events (completed, stale, duplicate) are kept by default.
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// The default lease of a claimed event: a worker killed while handling it blocks the event's
+/// payment at most this long.
+pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// Where an event came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventSource {
+    /// A verified status notification.
+    Notification,
+    /// A payment the reconciler found paid at the service but not booked here.
+    Reconciliation,
+}
+
+impl EventSource {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            EventSource::Notification => "notification",
+            EventSource::Reconciliation => "reconciliation",
+        }
+    }
+
+    pub(crate) fn parse(text: &str) -> EventSource {
+        if text == "reconciliation" {
+            EventSource::Reconciliation
+        } else {
+            EventSource::Notification
+        }
+    }
+}
+
+/// A state change handed to the app by [`Inbox::claim`]. Complete it with [`Inbox::complete`]
+/// (or [`Inbox::completion_sql`]) before its lease runs out.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxEvent {
+    /// The notification `id` (`reconciled:{order_no}:{status_version}` for a reconciliation).
+    pub id: String,
+    /// This claim's token: completing needs it, so a worker whose lease ran out and whose
+    /// event another worker took cannot complete it too.
+    pub claim: String,
+    /// The payment number.
+    pub order_no: String,
+    /// The merchant's business reference.
+    pub external_reference: String,
+    /// The payment's status at this event (only `paid` confirms payment).
+    pub status: MerchantPaymentStatus,
+    /// The payment's `status_version` at this event.
+    pub status_version: u64,
+    /// The payment event number (present once paid; kept through refund and chargeback).
+    #[serde(default)]
+    pub event_id: Option<String>,
+    /// Amount in minor units of `currency`.
+    pub amount_minor: MinorAmount,
+    /// Currency (uppercase code).
+    pub currency: String,
+    /// Whether the channel is a test channel.
+    pub test_mode: bool,
+    /// `true` exactly once per payment event: a `paid` event whose `event_id` is not booked
+    /// yet. Book the payment now; completing the event records the booking.
+    pub book: bool,
+    /// Where the event came from.
+    pub source: EventSource,
+    /// Whether it was handed out again by [`Inbox::replay`].
+    pub replayed: bool,
+    /// How many times it was claimed before (a worker died or released it).
+    pub attempts: u32,
+    /// The notification body exactly as received (or the queried payment, as JSON, for a
+    /// reconciliation).
+    pub body: String,
+}
+
+impl fmt::Debug for InboxEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InboxEvent")
+            .field("id", &self.id)
+            .field("order_no", &self.order_no)
+            .field("status", &self.status)
+            .field("status_version", &self.status_version)
+            .field("event_id", &self.event_id)
+            .field("book", &self.book)
+            .field("source", &self.source)
+            .field("replayed", &self.replayed)
+            .field("attempts", &self.attempts)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What [`Inbox::receive`] did, with the HTTP answer to give the service.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    /// The HTTP status to answer: 200 when stored (or already stored), 400 for a delivery
+    /// that failed verification, 503 when the store could not commit (the service delivers
+    /// again).
+    pub status: u16,
+    /// What happened.
+    pub outcome: ReceiptOutcome,
+    /// The notification `id`, once verified.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The reason of a refusal (a [`WebhookError::code`]) or of a store failure.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+impl Receipt {
+    /// The answer body (small JSON; the service ignores it).
+    pub fn body(&self) -> String {
+        serde_json::json!({ "outcome": self.outcome, "id": self.id, "reason": self.reason })
+            .to_string()
+    }
+}
+
+/// The outcome of one delivery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiptOutcome {
+    /// Verified and stored; it will be handed to a worker.
+    Stored,
+    /// Verified and stored, but its version is not above the payment's watermark: kept as
+    /// stale, never handed out.
+    Stale,
+    /// This notification `id` was stored before: acknowledged, stored once.
+    Duplicate,
+    /// Verification failed (signature, timestamp, headers, body): counted, not stored.
+    Rejected,
+    /// The store could not commit: not acknowledged.
+    StoreFailed,
+}
+
+/// Counts of the inbox (for dashboards and operators).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InboxStatus {
+    /// Events waiting for a worker.
+    pub pending: u64,
+    /// Events claimed, lease still running.
+    pub claimed: u64,
+    /// Events handled.
+    pub completed: u64,
+    /// Events kept but never handed out (a version not above the watermark, or superseded).
+    pub stale: u64,
+    /// `paid` events whose `event_id` was already booked (completed without being handed out).
+    pub duplicate: u64,
+    /// Deliveries refused by verification, per reason code.
+    pub rejected: std::collections::BTreeMap<String, u64>,
+    /// Age in milliseconds of the oldest pending (or lease-expired) event.
+    #[serde(default)]
+    pub oldest_pending_ms: Option<u64>,
+    /// Payment events booked so far.
+    pub booked: u64,
+}
+
+/// A payment's watermark as the inbox holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watermark {
+    /// Payment number.
+    pub order_no: String,
+    /// Business reference.
+    pub external_reference: String,
+    /// The highest `status_version` received.
+    pub status_version: u64,
+    /// The status at that version.
+    pub status: MerchantPaymentStatus,
+    /// Amount in minor units.
+    pub amount_minor: MinorAmount,
+    /// Currency.
+    pub currency: String,
+    /// The payment event booked for it, if any.
+    #[serde(default)]
+    pub booked_event_id: Option<String>,
+}
+
+impl Watermark {
+    /// The shop's record of this payment, for the reconciler.
+    pub fn local_record(&self) -> LocalRecord {
+        LocalRecord {
+            external_reference: self.external_reference.clone(),
+            order_no: Some(self.order_no.clone()),
+            expected_amount: self.amount_minor,
+            currency: self.currency.clone(),
+            test_mode: None,
+            booked_status_version: Some(self.status_version),
+            booked_event_id: self.booked_event_id.clone(),
+        }
+    }
+}
+
+/// Which events [`Inbox::replay`] hands out again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replay {
+    /// One event by its id.
+    Event(String),
+    /// The events received between these Unix milliseconds (inclusive start, exclusive end).
+    Received {
+        /// Start, Unix milliseconds.
+        from_ms: i64,
+        /// End, Unix milliseconds.
+        to_ms: i64,
+    },
+}
+
+/// Failures of the inbox's own operations (not of a delivery: [`Inbox::receive`] answers
+/// those with a [`Receipt`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum InboxError {
+    /// The configuration is wrong (URL, secrets).
+    #[error("inbox configuration: {0}")]
+    Config(String),
+    /// The database failed (unreachable, locked past the timeout, a constraint).
+    #[error("inbox store: {0}")]
+    Store(String),
+    /// The event's lease ran out and another worker claimed it: do not book it here (roll back
+    /// what the handler did, if it can).
+    #[error("the lease of inbox event {0} ran out and another worker holds it")]
+    LeaseLost(String),
+    /// No such event.
+    #[error("no inbox event {0}")]
+    NotFound(String),
+}
+
+impl InboxError {
+    /// Stable snake_case name.
+    pub fn code(&self) -> &'static str {
+        match self {
+            InboxError::Config(_) => "config",
+            InboxError::Store(_) => "store",
+            InboxError::LeaseLost(_) => "lease_lost",
+            InboxError::NotFound(_) => "not_found",
+        }
+    }
+}
+
+/// Result of an inbox operation.
+pub type InboxResult<T> = std::result::Result<T, InboxError>;
+
+pub(crate) type InboxFuture<'a, T> = Pin<Box<dyn Future<Output = InboxResult<T>> + Send + 'a>>;
+
+/// A verified notification reduced to what the inbox stores.
+#[derive(Debug, Clone)]
+pub(crate) struct Incoming {
+    pub id: String,
+    pub source: EventSource,
+    pub order_no: String,
+    pub external_reference: String,
+    pub status: String,
+    pub status_version: u64,
+    pub event_id: Option<String>,
+    pub amount_minor: u64,
+    pub currency: String,
+    pub test_mode: bool,
+    pub body: String,
+}
+
+impl Incoming {
+    fn from_data(id: &str, source: EventSource, data: &NotificationData, body: String) -> Self {
+        Incoming {
+            id: id.to_owned(),
+            source,
+            order_no: data.order_no.clone(),
+            external_reference: data.external_reference.clone(),
+            status: data.status.as_str().to_owned(),
+            status_version: data.status_version,
+            event_id: data.event_id.clone(),
+            amount_minor: data.amount_minor.get(),
+            currency: data.currency.clone(),
+            test_mode: data.test_mode,
+            body,
+        }
+    }
+}
+
+/// What storing an incoming event did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Inserted {
+    Stored,
+    Stale,
+    Duplicate,
+}
+
+/// One inbox database. Every method is one short transaction.
+pub(crate) trait InboxStore: Send + Sync {
+    fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted>;
+    fn reject<'a>(&'a self, reason: &'a str) -> InboxFuture<'a, ()>;
+    fn claim<'a>(
+        &'a self,
+        n: u32,
+        lease_ms: u64,
+        claim: &'a str,
+    ) -> InboxFuture<'a, Vec<InboxEvent>>;
+    fn complete<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()>;
+    fn release<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()>;
+    fn status(&self) -> InboxFuture<'_, InboxStatus>;
+    fn purge(&self, older_than_ms: u64) -> InboxFuture<'_, u64>;
+    fn replay<'a>(&'a self, which: &'a Replay) -> InboxFuture<'a, u64>;
+    fn watermarks(&self) -> InboxFuture<'_, Vec<Watermark>>;
+    fn completion_sql(&self) -> &'static str;
+}
+
+/// The inbox. Cheap to share (`Arc`); every method may be called from many tasks, processes
+/// and hosts at once.
+pub struct Inbox {
+    store: Box<dyn InboxStore>,
+    verifier: WebhookVerifier,
+    /// Shown in `Debug`: the backend, never the URL.
+    backend: &'static str,
+}
+
+impl fmt::Debug for Inbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inbox")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Inbox {
+    /// Opens the inbox at `url` (`sqlite:///var/lib/shop/inbox.db`, or `postgres://…`),
+    /// verifying deliveries with `verifier` (its secrets, tolerance and clock). Tables are
+    /// created on first use; nothing connects here. The SQLite file is created mode 0600
+    /// (notification bodies are the shop's data).
+    pub fn open(url: &str, verifier: WebhookVerifier) -> InboxResult<Inbox> {
+        let bad = |why: String| InboxError::Config(why);
+        let parsed = url::Url::parse(url.trim()).map_err(|e| bad(format!("inbox URL: {e}")))?;
+        match parsed.scheme() {
+            #[cfg(feature = "store-sqlite")]
+            "sqlite" => {
+                if parsed.host_str().is_some_and(|h| !h.is_empty()) {
+                    return Err(bad(
+                        "a sqlite inbox URL names a local file: sqlite:///absolute/path.db".into(),
+                    ));
+                }
+                let path = parsed
+                    .to_file_path()
+                    .map_err(|_| bad("a sqlite inbox URL needs an absolute file path".into()))?;
+                Ok(Inbox {
+                    store: Box::new(sqlite::SqliteInbox::new(path)),
+                    verifier,
+                    backend: "sqlite",
+                })
+            }
+            #[cfg(feature = "store-postgres")]
+            "postgres" | "postgresql" => Ok(Inbox {
+                store: Box::new(postgres::PostgresInbox::new(&Secret::new(url.trim()))?),
+                verifier,
+                backend: "postgres",
+            }),
+            other => Err(bad(format!(
+                "inbox URL scheme {other} is not supported by this build (sqlite://, postgres://)"
+            ))),
+        }
+    }
+
+    /// The backend's name (`sqlite`, `postgres`).
+    pub fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// Receives one delivery: verifies it (the three `X-Service-*` header values, `None` when
+    /// absent, and the raw body exactly as received), stores it, and says what to answer. Never
+    /// acknowledges (2xx) what was not committed.
+    pub async fn receive(
+        &self,
+        event_id: Option<&str>,
+        timestamp: Option<&str>,
+        signature: Option<&str>,
+        body: &[u8],
+    ) -> Receipt {
+        let verified = self.verifier.verify_raw(event_id, timestamp, signature, body);
+        self.receive_verified(verified, body).await
+    }
+
+    /// [`Inbox::receive`] with the current time given as Unix seconds instead of the verifier's
+    /// clock (for hosts with their own time source, such as the bindings and the sandbox's
+    /// clock in tests).
+    pub async fn receive_at(
+        &self,
+        now: i64,
+        event_id: Option<&str>,
+        timestamp: Option<&str>,
+        signature: Option<&str>,
+        body: &[u8],
+    ) -> Receipt {
+        let verified = self
+            .verifier
+            .verify_raw_at(now, event_id, timestamp, signature, body);
+        self.receive_verified(verified, body).await
+    }
+
+    async fn receive_verified(
+        &self,
+        verified: Result<crate::webhook::VerifiedNotification<'_>, WebhookError>,
+        body: &[u8],
+    ) -> Receipt {
+        let verified = verified.and_then(|v| Ok((v.id().to_owned(), v.data()?)));
+        let (id, data) = match verified {
+            Ok(v) => v,
+            Err(e) => return self.rejected(&e).await,
+        };
+        let text = match std::str::from_utf8(body) {
+            Ok(t) => t.to_owned(),
+            Err(_) => {
+                return self
+                    .rejected(&WebhookError::InvalidBody("not UTF-8".into()))
+                    .await;
+            }
+        };
+        let incoming = Incoming::from_data(&id, EventSource::Notification, &data, text);
+        self.store_incoming(incoming).await
+    }
+
+    /// [`Inbox::receive`] with the headers read from an HTTP header map (axum and hyper).
+    pub async fn receive_headers(
+        &self,
+        headers: &reqwest::header::HeaderMap,
+        body: &[u8],
+    ) -> Receipt {
+        let get = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        self.receive(
+            get(crate::webhook::HEADER_EVENT_ID),
+            get(crate::webhook::HEADER_TIMESTAMP),
+            get(crate::webhook::HEADER_SIGNATURE),
+            body,
+        )
+        .await
+    }
+
+    async fn rejected(&self, e: &WebhookError) -> Receipt {
+        // Counting is best effort: a refusal is answered 400 whether or not the count commits.
+        if let Err(store) = self.store.reject(e.code()).await {
+            tracing::warn!(error = %store, "inbox: could not count a rejected delivery");
+        }
+        tracing::debug!(reason = e.code(), "inbox: delivery refused");
+        Receipt {
+            status: 400,
+            outcome: ReceiptOutcome::Rejected,
+            id: None,
+            reason: Some(e.code().to_owned()),
+        }
+    }
+
+    async fn store_incoming(&self, incoming: Incoming) -> Receipt {
+        let id = Some(incoming.id.clone());
+        match self.store.insert(&incoming).await {
+            Ok(inserted) => Receipt {
+                status: 200,
+                outcome: match inserted {
+                    Inserted::Stored => ReceiptOutcome::Stored,
+                    Inserted::Stale => ReceiptOutcome::Stale,
+                    Inserted::Duplicate => ReceiptOutcome::Duplicate,
+                },
+                id,
+                reason: None,
+            },
+            Err(e) => {
+                tracing::warn!(error = %e, "inbox: could not store a delivery; answered 503 so it is delivered again");
+                Receipt {
+                    status: 503,
+                    outcome: ReceiptOutcome::StoreFailed,
+                    id,
+                    reason: Some(e.code().to_owned()),
+                }
+            }
+        }
+    }
+
+    /// Claims up to `n` events for `lease`: the oldest waiting ones, at most one per payment,
+    /// none of a payment whose previous event is still out. An empty list means nothing waits.
+    pub async fn claim(&self, n: u32, lease: Duration) -> InboxResult<Vec<InboxEvent>> {
+        let mut bytes = [0u8; 16];
+        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+        let claim = hex::encode(bytes);
+        let lease_ms = lease.as_millis().clamp(1, u64::MAX as u128) as u64;
+        self.store.claim(n.max(1), lease_ms, &claim).await
+    }
+
+    /// Marks `event` handled (and, for a `book` event, its payment event booked). Fails with
+    /// [`InboxError::LeaseLost`] when its lease ran out and another worker claimed it.
+    pub async fn complete(&self, event: &InboxEvent) -> InboxResult<()> {
+        self.store.complete(&event.id, &event.claim).await
+    }
+
+    /// Gives `event` back (the handler failed): it waits for a worker again at once.
+    pub async fn release(&self, event: &InboxEvent) -> InboxResult<()> {
+        self.store.release(&event.id, &event.claim).await
+    }
+
+    /// The statements that complete an event inside the app's own transaction on the same
+    /// database, with the app's own driver: bind `:id` and `:claim` (SQLite) or `$1` and `$2`
+    /// (PostgreSQL), run them in order, and roll back unless the first changed exactly one row
+    /// (the lease was lost). See the README's "Book inside your own transaction".
+    pub fn completion_sql(&self) -> &'static str {
+        self.store.completion_sql()
+    }
+
+    /// Enters a payment the reconciler found (paid at the service, not booked here, or any
+    /// newer state) into the same flow, marked [`EventSource::Reconciliation`]: the one handler
+    /// books it once. A version not above the watermark is stale, as for a notification.
+    pub async fn enter_reconciled(&self, payment: &MerchantPayment) -> InboxResult<ReceiptOutcome> {
+        let version = payment.status_version.unwrap_or(0);
+        let body = serde_json::to_string(payment).map_err(|e| InboxError::Store(e.to_string()))?;
+        let incoming = Incoming {
+            id: format!("reconciled:{}:{version}", payment.order_no),
+            source: EventSource::Reconciliation,
+            order_no: payment.order_no.clone(),
+            external_reference: payment.external_reference.clone(),
+            status: payment.status.as_str().to_owned(),
+            status_version: version,
+            event_id: payment.event_id.clone(),
+            amount_minor: payment.amount_minor.get(),
+            currency: payment.currency.clone(),
+            test_mode: payment.test_mode,
+            body,
+        };
+        Ok(match self.store.insert(&incoming).await? {
+            Inserted::Stored => ReceiptOutcome::Stored,
+            Inserted::Stale => ReceiptOutcome::Stale,
+            Inserted::Duplicate => ReceiptOutcome::Duplicate,
+        })
+    }
+
+    /// Every payment the inbox knows, with its watermark and booking: the shop's local records
+    /// for the [`crate::Reconciler`] ([`Watermark::local_record`]).
+    pub async fn watermarks(&self) -> InboxResult<Vec<Watermark>> {
+        self.store.watermarks().await
+    }
+
+    /// Counts per state, rejections per reason, the oldest waiting event's age.
+    pub async fn status(&self) -> InboxResult<InboxStatus> {
+        self.store.status().await
+    }
+
+    /// Deletes finished rows (completed, stale, duplicate) older than `retention`
+    /// ([`DEFAULT_RETENTION`] is 30 days). Watermarks and bookings are kept: they are what
+    /// makes a very late duplicate stale and a booking once. Returns the rows deleted.
+    pub async fn purge(&self, retention: Duration) -> InboxResult<u64> {
+        self.store
+            .purge(retention.as_millis().min(u64::MAX as u128) as u64)
+            .await
+    }
+
+    /// Hands finished events to the handler again (`replayed` set; `book` false for a booking
+    /// already made). Returns how many.
+    pub async fn replay(&self, which: &Replay) -> InboxResult<u64> {
+        self.store.replay(which).await
+    }
+}
+
+/// Maps a stored status string back to the typed status.
+pub(crate) fn status_of(text: &str) -> MerchantPaymentStatus {
+    MerchantPaymentStatus::parse(text)
+}
+
+/// Reads a stored amount back.
+pub(crate) fn amount_of(minor: i64) -> MinorAmount {
+    MinorAmount::new(minor.max(1) as u64)
+        .unwrap_or_else(|_| MinorAmount::new(1).expect("1 is valid"))
+}

@@ -1,0 +1,501 @@
+//! The inbox in one SQLite file: one host, any number of receiver and worker processes. Each
+//! operation is one `BEGIN IMMEDIATE` transaction ([`SqliteFile`]), so a delivery is committed
+//! before it is acknowledged and two workers never claim one event.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::{
+    EventSource, InboxError, InboxEvent, InboxFuture, InboxResult, InboxStatus, InboxStore,
+    Incoming, Inserted, Replay, Watermark, amount_of, status_of,
+};
+use crate::sqlite_file::{OpenError, SqliteFile};
+
+/// The tables (shared with [`super::postgres`] in meaning; see the module docs of
+/// [`super`]). `seq` orders events as received.
+pub(crate) const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS storefront_inbox_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    source TEXT NOT NULL,
+    order_no TEXT NOT NULL,
+    external_reference TEXT NOT NULL,
+    status TEXT NOT NULL,
+    status_version INTEGER NOT NULL,
+    event_id TEXT,
+    amount_minor INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    test_mode INTEGER NOT NULL,
+    body TEXT NOT NULL,
+    state TEXT NOT NULL,
+    claim TEXT,
+    lease_until INTEGER,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    book INTEGER NOT NULL DEFAULT 0,
+    replayed INTEGER NOT NULL DEFAULT 0,
+    received_at INTEGER NOT NULL,
+    finished_at INTEGER);
+CREATE INDEX IF NOT EXISTS storefront_inbox_events_state ON storefront_inbox_events (state, seq);
+CREATE INDEX IF NOT EXISTS storefront_inbox_events_order ON storefront_inbox_events (order_no, state);
+CREATE TABLE IF NOT EXISTS storefront_inbox_watermarks (
+    order_no TEXT PRIMARY KEY,
+    external_reference TEXT NOT NULL,
+    status TEXT NOT NULL,
+    status_version INTEGER NOT NULL,
+    amount_minor INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    updated_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS storefront_inbox_bookings (
+    event_id TEXT PRIMARY KEY,
+    order_no TEXT NOT NULL,
+    inbox_id TEXT NOT NULL,
+    booked_at INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS storefront_inbox_rejections (
+    reason TEXT PRIMARY KEY,
+    count INTEGER NOT NULL);
+";
+
+/// The statements that complete an event in the app's own transaction (see
+/// [`super::Inbox::completion_sql`]).
+const COMPLETION_SQL: &str = "\
+UPDATE storefront_inbox_events SET state = 'completed', finished_at = CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) WHERE id = :id AND claim = :claim AND state = 'claimed';
+INSERT INTO storefront_inbox_bookings (event_id, order_no, inbox_id, booked_at) SELECT event_id, order_no, id, CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER) FROM storefront_inbox_events WHERE id = :id AND claim = :claim AND book = 1 AND event_id IS NOT NULL ON CONFLICT (event_id) DO NOTHING;";
+
+/// How long a transaction waits for another process's write lock.
+const BUSY: Duration = Duration::from_secs(5);
+
+/// The inbox in one SQLite file.
+pub(crate) struct SqliteInbox {
+    file: Arc<SqliteFile>,
+}
+
+impl From<rusqlite::Error> for InboxError {
+    fn from(e: rusqlite::Error) -> Self {
+        InboxError::Store(format!("sqlite: {e}"))
+    }
+}
+
+impl From<OpenError> for InboxError {
+    fn from(e: OpenError) -> Self {
+        InboxError::Store(format!("sqlite: {}", e.0))
+    }
+}
+
+impl SqliteInbox {
+    pub fn new(path: PathBuf) -> Self {
+        SqliteInbox {
+            file: Arc::new(SqliteFile::new(path, BUSY, SCHEMA)),
+        }
+    }
+
+    /// Runs `op` in one immediate transaction on a blocking thread.
+    fn run<T, F>(&self, op: F) -> InboxFuture<'_, T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>, i64) -> InboxResult<T> + Send + 'static,
+    {
+        let file = Arc::clone(&self.file);
+        Box::pin(async move {
+            match tokio::task::spawn_blocking(move || file.run(op)).await {
+                Ok(outcome) => outcome,
+                Err(e) => Err(InboxError::Store(format!(
+                    "sqlite: worker thread failed: {e}"
+                ))),
+            }
+        })
+    }
+}
+
+/// An amount or version as SQLite stores it (its integers are signed 64-bit).
+fn int(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+impl InboxStore for SqliteInbox {
+    fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted> {
+        let e = event.clone();
+        self.run(move |tx, now| {
+            let seen: Option<i64> = tx
+                .query_row(
+                    "SELECT 1 FROM storefront_inbox_events WHERE id = ?1",
+                    params![e.id],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if seen.is_some() {
+                return Ok(Inserted::Duplicate);
+            }
+            let watermark: Option<i64> = tx
+                .query_row(
+                    "SELECT status_version FROM storefront_inbox_watermarks WHERE order_no = ?1",
+                    params![e.order_no],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            let version = int(e.status_version);
+            let stale = watermark.is_some_and(|w| version <= w);
+            tx.execute(
+                "INSERT INTO storefront_inbox_events (id, source, order_no, external_reference,
+                   status, status_version, event_id, amount_minor, currency, test_mode, body,
+                   state, received_at, finished_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                params![
+                    e.id,
+                    e.source.as_str(),
+                    e.order_no,
+                    e.external_reference,
+                    e.status,
+                    version,
+                    e.event_id,
+                    int(e.amount_minor),
+                    e.currency,
+                    e.test_mode,
+                    e.body,
+                    if stale { "stale" } else { "pending" },
+                    now,
+                    if stale { Some(now) } else { None },
+                ],
+            )?;
+            if stale {
+                return Ok(Inserted::Stale);
+            }
+            tx.execute(
+                "INSERT INTO storefront_inbox_watermarks (order_no, external_reference, status,
+                   status_version, amount_minor, currency, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
+                   status_version = excluded.status_version, updated_at = excluded.updated_at",
+                params![
+                    e.order_no,
+                    e.external_reference,
+                    e.status,
+                    version,
+                    int(e.amount_minor),
+                    e.currency,
+                    now
+                ],
+            )?;
+            // A waiting event of the same payment is superseded: the app only moves forward.
+            tx.execute(
+                "UPDATE storefront_inbox_events SET state = 'stale', finished_at = ?1
+                 WHERE order_no = ?2 AND state = 'pending' AND replayed = 0 AND status_version < ?3",
+                params![now, e.order_no, version],
+            )?;
+            Ok(Inserted::Stored)
+        })
+    }
+
+    fn reject<'a>(&'a self, reason: &'a str) -> InboxFuture<'a, ()> {
+        let reason = reason.to_owned();
+        self.run(move |tx, _| {
+            tx.execute(
+                "INSERT INTO storefront_inbox_rejections (reason, count) VALUES (?1, 1)
+                 ON CONFLICT (reason) DO UPDATE SET count = count + 1",
+                params![reason],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn claim<'a>(
+        &'a self,
+        n: u32,
+        lease_ms: u64,
+        claim: &'a str,
+    ) -> InboxFuture<'a, Vec<InboxEvent>> {
+        let claim = claim.to_owned();
+        self.run(move |tx, now| {
+            let lease_until = now.saturating_add(int(lease_ms));
+            // Payments with an event out under a live lease wait.
+            let mut busy = std::collections::HashSet::new();
+            {
+                let mut stmt = tx.prepare(
+                    "SELECT DISTINCT order_no FROM storefront_inbox_events
+                     WHERE state = 'claimed' AND lease_until > ?1",
+                )?;
+                for row in stmt.query_map(params![now], |row| row.get::<_, String>(0))? {
+                    busy.insert(row?);
+                }
+            }
+            let candidates: Vec<(String, String, i64, String, Option<String>, i64, i64)> = {
+                let mut stmt = tx.prepare(
+                    "SELECT e.id, e.order_no, e.status_version, e.status, e.event_id,
+                       COALESCE(w.status_version, e.status_version), e.replayed
+                     FROM storefront_inbox_events e
+                     LEFT JOIN storefront_inbox_watermarks w ON w.order_no = e.order_no
+                     WHERE e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= ?1)
+                     ORDER BY e.seq LIMIT ?2",
+                )?;
+                let limit = i64::from(n).saturating_mul(8).saturating_add(64);
+                stmt.query_map(params![now, limit], |row| {
+                    Ok((
+                        row.get(0)?,
+                        row.get(1)?,
+                        row.get(2)?,
+                        row.get(3)?,
+                        row.get(4)?,
+                        row.get(5)?,
+                        row.get(6)?,
+                    ))
+                })?
+                .collect::<Result<_, _>>()?
+            };
+            let mut taken = Vec::new();
+            for (id, order_no, version, status, event_id, watermark, replayed) in candidates {
+                if taken.len() >= n as usize {
+                    break;
+                }
+                if replayed == 0 && version < watermark {
+                    // A newer state of the payment arrived: this one is never handed out.
+                    tx.execute(
+                        "UPDATE storefront_inbox_events SET state = 'stale', finished_at = ?1,
+                           claim = NULL, lease_until = NULL WHERE id = ?2",
+                        params![now, id],
+                    )?;
+                    continue;
+                }
+                if busy.contains(&order_no) {
+                    continue;
+                }
+                let booked = match (&event_id, status.as_str()) {
+                    (Some(event_id), "paid") => tx
+                        .query_row(
+                            "SELECT 1 FROM storefront_inbox_bookings WHERE event_id = ?1",
+                            params![event_id],
+                            |row| row.get::<_, i64>(0),
+                        )
+                        .optional()?
+                        .is_some(),
+                    _ => false,
+                };
+                if booked && replayed == 0 {
+                    // The payment event reached the app under another id: once is enough.
+                    tx.execute(
+                        "UPDATE storefront_inbox_events SET state = 'duplicate', finished_at = ?1,
+                           claim = NULL, lease_until = NULL WHERE id = ?2",
+                        params![now, id],
+                    )?;
+                    continue;
+                }
+                let book = status == "paid" && event_id.is_some() && !booked;
+                tx.execute(
+                    "UPDATE storefront_inbox_events SET state = 'claimed', claim = ?1,
+                       lease_until = ?2, attempts = attempts + 1, book = ?3 WHERE id = ?4",
+                    params![claim, lease_until, book, id],
+                )?;
+                busy.insert(order_no);
+                taken.push(id);
+            }
+            let mut events = Vec::with_capacity(taken.len());
+            for id in taken {
+                events.push(tx.query_row(
+                    "SELECT id, claim, order_no, external_reference, status, status_version,
+                       event_id, amount_minor, currency, test_mode, book, source, replayed,
+                       attempts, body
+                     FROM storefront_inbox_events WHERE id = ?1",
+                    params![id],
+                    |row| {
+                        Ok(InboxEvent {
+                            id: row.get(0)?,
+                            claim: row.get(1)?,
+                            order_no: row.get(2)?,
+                            external_reference: row.get(3)?,
+                            status: status_of(&row.get::<_, String>(4)?),
+                            status_version: row.get::<_, i64>(5)?.max(0) as u64,
+                            event_id: row.get(6)?,
+                            amount_minor: amount_of(row.get(7)?),
+                            currency: row.get(8)?,
+                            test_mode: row.get(9)?,
+                            book: row.get(10)?,
+                            source: EventSource::parse(&row.get::<_, String>(11)?),
+                            replayed: row.get(12)?,
+                            attempts: row.get::<_, i64>(13)?.saturating_sub(1).max(0) as u32,
+                            body: row.get(14)?,
+                        })
+                    },
+                )?);
+            }
+            Ok(events)
+        })
+    }
+
+    fn complete<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()> {
+        let (id, claim) = (id.to_owned(), claim.to_owned());
+        self.run(move |tx, now| {
+            let changed = tx.execute(
+                "UPDATE storefront_inbox_events SET state = 'completed', finished_at = ?1
+                 WHERE id = ?2 AND claim = ?3 AND state = 'claimed'",
+                params![now, id, claim],
+            )?;
+            if changed != 1 {
+                return Err(lost_or_missing(tx, &id)?);
+            }
+            tx.execute(
+                "INSERT INTO storefront_inbox_bookings (event_id, order_no, inbox_id, booked_at)
+                 SELECT event_id, order_no, id, ?1 FROM storefront_inbox_events
+                 WHERE id = ?2 AND book = 1 AND event_id IS NOT NULL
+                 ON CONFLICT (event_id) DO NOTHING",
+                params![now, id],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn release<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()> {
+        let (id, claim) = (id.to_owned(), claim.to_owned());
+        self.run(move |tx, _| {
+            let changed = tx.execute(
+                "UPDATE storefront_inbox_events SET state = 'pending', claim = NULL,
+                   lease_until = NULL WHERE id = ?1 AND claim = ?2 AND state = 'claimed'",
+                params![id, claim],
+            )?;
+            if changed != 1 {
+                return Err(lost_or_missing(tx, &id)?);
+            }
+            Ok(())
+        })
+    }
+
+    fn status(&self) -> InboxFuture<'_, InboxStatus> {
+        self.run(move |tx, now| {
+            let mut status = InboxStatus::default();
+            let mut stmt = tx.prepare(
+                "SELECT CASE WHEN state = 'claimed' AND lease_until <= ?1 THEN 'pending'
+                   ELSE state END AS s, COUNT(*) FROM storefront_inbox_events GROUP BY s",
+            )?;
+            for row in stmt.query_map(params![now], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+            })? {
+                let (state, count) = row?;
+                let count = count.max(0) as u64;
+                match state.as_str() {
+                    "pending" => status.pending += count,
+                    "claimed" => status.claimed += count,
+                    "completed" => status.completed += count,
+                    "stale" => status.stale += count,
+                    "duplicate" => status.duplicate += count,
+                    _ => {}
+                }
+            }
+            let mut stmt = tx.prepare("SELECT reason, count FROM storefront_inbox_rejections")?;
+            for row in stmt.query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+            })? {
+                let (reason, count) = row?;
+                status.rejected.insert(reason, count.max(0) as u64);
+            }
+            let oldest: Option<i64> = tx.query_row(
+                "SELECT MIN(received_at) FROM storefront_inbox_events
+                 WHERE state = 'pending' OR (state = 'claimed' AND lease_until <= ?1)",
+                params![now],
+                |row| row.get(0),
+            )?;
+            status.oldest_pending_ms = oldest.map(|at| now.saturating_sub(at).max(0) as u64);
+            status.booked = tx
+                .query_row(
+                    "SELECT COUNT(*) FROM storefront_inbox_bookings",
+                    [],
+                    |row| row.get::<_, i64>(0),
+                )?
+                .max(0) as u64;
+            Ok(status)
+        })
+    }
+
+    fn purge(&self, older_than_ms: u64) -> InboxFuture<'_, u64> {
+        self.run(move |tx, now| {
+            let before = now.saturating_sub(int(older_than_ms));
+            let n = tx.execute(
+                "DELETE FROM storefront_inbox_events
+                 WHERE state IN ('completed', 'stale', 'duplicate') AND finished_at < ?1",
+                params![before],
+            )?;
+            Ok(n as u64)
+        })
+    }
+
+    fn replay<'a>(&'a self, which: &'a Replay) -> InboxFuture<'a, u64> {
+        let which = which.clone();
+        self.run(move |tx, _| {
+            let n = match which {
+                Replay::Event(id) => {
+                    let n = tx.execute(
+                        "UPDATE storefront_inbox_events SET state = 'pending', replayed = 1,
+                           claim = NULL, lease_until = NULL, finished_at = NULL
+                         WHERE id = ?1 AND state IN ('completed', 'stale', 'duplicate')",
+                        params![id],
+                    )?;
+                    if n == 0 {
+                        let exists: Option<i64> = tx
+                            .query_row(
+                                "SELECT 1 FROM storefront_inbox_events WHERE id = ?1",
+                                params![id],
+                                |row| row.get(0),
+                            )
+                            .optional()?;
+                        if exists.is_none() {
+                            return Err(InboxError::NotFound(id));
+                        }
+                    }
+                    n
+                }
+                Replay::Received { from_ms, to_ms } => tx.execute(
+                    "UPDATE storefront_inbox_events SET state = 'pending', replayed = 1,
+                       claim = NULL, lease_until = NULL, finished_at = NULL
+                     WHERE state = 'completed' AND received_at >= ?1 AND received_at < ?2",
+                    params![from_ms, to_ms],
+                )?,
+            };
+            Ok(n as u64)
+        })
+    }
+
+    fn watermarks(&self) -> InboxFuture<'_, Vec<Watermark>> {
+        self.run(move |tx, _| {
+            let mut stmt = tx.prepare(
+                "SELECT w.order_no, w.external_reference, w.status_version, w.status,
+                   w.amount_minor, w.currency,
+                   (SELECT b.event_id FROM storefront_inbox_bookings b
+                    WHERE b.order_no = w.order_no LIMIT 1)
+                 FROM storefront_inbox_watermarks w ORDER BY w.order_no",
+            )?;
+            let rows = stmt
+                .query_map([], |row| {
+                    Ok(Watermark {
+                        order_no: row.get(0)?,
+                        external_reference: row.get(1)?,
+                        status_version: row.get::<_, i64>(2)?.max(0) as u64,
+                        status: status_of(&row.get::<_, String>(3)?),
+                        amount_minor: amount_of(row.get(4)?),
+                        currency: row.get(5)?,
+                        booked_event_id: row.get(6)?,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+    }
+
+    fn completion_sql(&self) -> &'static str {
+        COMPLETION_SQL
+    }
+}
+
+/// After a completion or release changed nothing: the lease was lost, or there is no such
+/// event.
+fn lost_or_missing(tx: &Transaction<'_>, id: &str) -> InboxResult<InboxError> {
+    let exists: Option<i64> = tx
+        .query_row(
+            "SELECT 1 FROM storefront_inbox_events WHERE id = ?1",
+            params![id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    Ok(match exists {
+        Some(_) => InboxError::LeaseLost(id.to_owned()),
+        None => InboxError::NotFound(id.to_owned()),
+    })
+}

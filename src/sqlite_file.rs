@@ -1,0 +1,114 @@
+//! One SQLite database file shared by the processes of one host, as the shared client state
+//! (`store/sqlite.rs`) and the webhook inbox (`inbox/sqlite.rs`) use it: created mode 0600
+//! before SQLite opens it (it holds the token, or the shop's notifications), WAL journal, a busy
+//! timeout, the tables created on first use, and every operation one `BEGIN IMMEDIATE`
+//! transaction (the write lock first, so two processes never interleave a read and a write).
+//!
+//! rusqlite is synchronous: callers run [`SqliteFile::run`] on a blocking thread. The
+//! connection opens on the first operation (a forked worker opens its own) and is reopened
+//! after an error.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+/// A lazily opened SQLite file.
+pub(crate) struct SqliteFile {
+    path: PathBuf,
+    busy: Duration,
+    schema: &'static str,
+    conn: Mutex<Option<Connection>>,
+}
+
+impl SqliteFile {
+    /// The file at `path`, waiting up to `busy` for another process's lock, with `schema`
+    /// (idempotent statements) run when it opens.
+    pub fn new(path: PathBuf, busy: Duration, schema: &'static str) -> Self {
+        SqliteFile {
+            path,
+            busy: busy.max(Duration::from_millis(1)),
+            schema,
+            conn: Mutex::new(None),
+        }
+    }
+
+    /// Opens the connection if needed, runs `op` in one immediate transaction with the host's
+    /// clock (ms since the epoch, read once the write lock is held), commits; after an error
+    /// the connection is dropped and the next operation opens a new one.
+    pub fn run<T, E>(&self, op: impl FnOnce(&Transaction<'_>, i64) -> Result<T, E>) -> Result<T, E>
+    where
+        E: From<rusqlite::Error> + From<OpenError>,
+    {
+        // A worker that panicked cannot have left a transaction open (rusqlite rolls back on
+        // drop), but reopen the connection to be safe.
+        let mut guard = match self.conn.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => {
+                let mut guard = poisoned.into_inner();
+                *guard = None;
+                guard
+            }
+        };
+        let outcome = self.run_locked(&mut guard, op);
+        if outcome.is_err() {
+            *guard = None;
+        }
+        outcome
+    }
+
+    fn run_locked<T, E>(
+        &self,
+        slot: &mut Option<Connection>,
+        op: impl FnOnce(&Transaction<'_>, i64) -> Result<T, E>,
+    ) -> Result<T, E>
+    where
+        E: From<rusqlite::Error> + From<OpenError>,
+    {
+        if slot.is_none() {
+            *slot = Some(self.open::<E>()?);
+        }
+        let Some(conn) = slot.as_mut() else {
+            return Err(OpenError("no connection".into()).into());
+        };
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = op(&tx, now_ms())?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Creates the file with mode 0600, opens it in WAL mode with the busy timeout, and creates
+    /// the tables.
+    fn open<E>(&self) -> Result<Connection, E>
+    where
+        E: From<rusqlite::Error> + From<OpenError>,
+    {
+        crate::store::create_private_file(&self.path)
+            .map_err(|e| OpenError(format!("cannot create the database file: {e}")))?;
+        let conn = Connection::open(&self.path)?;
+        conn.busy_timeout(self.busy)?;
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(OpenError(format!(
+                "the database stays in {mode} journal mode (WAL needed)"
+            ))
+            .into());
+        }
+        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;")?;
+        conn.execute_batch(self.schema)?;
+        Ok(conn)
+    }
+}
+
+/// Why the file could not be opened as needed.
+#[derive(Debug)]
+pub(crate) struct OpenError(pub String);
+
+/// The host's clock in milliseconds since the epoch.
+pub(crate) fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX / 4))
+        .unwrap_or(0)
+}
