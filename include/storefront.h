@@ -105,6 +105,14 @@ enum sf_result {
   SF_RESULT_CANCELLED = 407,
   // Any other failure; the message tells more.
   SF_RESULT_OTHER = 499,
+  // The webhook inbox's database failed (unreachable, locked past the timeout, a
+  // constraint). Nothing was changed; try again.
+  SF_RESULT_INBOX_STORE = 500,
+  // The inbox event's lease ran out and another worker claimed it: do not book it here (roll
+  // back what the handler did, if it can).
+  SF_RESULT_INBOX_LEASE_LOST = 501,
+  // No such inbox event.
+  SF_RESULT_INBOX_NOT_FOUND = 502,
 };
 typedef uint32_t sf_result;
 
@@ -134,6 +142,12 @@ typedef struct sf_client sf_client;
 // owned by the caller, who releases it with `sf_error_free`. Strings read from it are borrowed
 // and stay valid until that call.
 typedef struct sf_error sf_error;
+
+// A webhook inbox: one database (`sqlite:///path.db` or `postgres://…`), the verifier's
+// secrets, and the runtime its calls block on. Created by `sf_inbox_open`, released by
+// `sf_inbox_free`. Every function taking `const sf_inbox *` may be called from several threads
+// at once; several processes and hosts may open the same database.
+typedef struct sf_inbox sf_inbox;
 
 // A webhook verifier holding one or more signing secrets (several during a rotation). Created
 // by `sf_webhook_verifier_new`, released by `sf_webhook_verifier_free`; usable from several
@@ -575,6 +589,197 @@ void sf_error_free(sf_error *error);
 // Out-pointers NULL or writable.
 sf_result sf_idempotency_key_generate(char **key_out,
                                       sf_error **error_out);
+
+// Opens the inbox at `url` (`sqlite:///var/lib/shop/inbox.db`, or `postgres://user@host/db`),
+// verifying deliveries with the secrets of the JSON array `secrets_json` (`["new", "old"]`:
+// several during a rotation; none gives `SF_RESULT_WEBHOOK_NO_SECRETS`). `options_json` is NULL
+// or `{"tolerance_s": 300}` (the timestamp tolerance both ways, default the contract's 5
+// minutes; strict: an unknown key is `SF_RESULT_VALIDATION`). Tables are created on first use;
+// nothing connects here; the SQLite file is created mode 0600. A bad or unsupported URL gives
+// `SF_RESULT_CONFIG`.
+//
+// On success `*inbox_out` receives a handle owned by the caller, released with
+// `sf_inbox_free`. Open it in the process that uses it (after `fork()`, like a client: in a
+// process forked after it was opened, the first call rebuilds its runtime and connections).
+//
+// # Safety
+// Strings NULL (only `options_json`) or NUL-terminated; out-pointers NULL or writable.
+sf_result sf_inbox_open(const char *url,
+                        const char *secrets_json,
+                        const char *options_json,
+                        sf_inbox **inbox_out,
+                        sf_error **error_out);
+
+// Releases an inbox. Accepts NULL. No call on the handle may be running or start afterwards.
+// Committed events stay in the database. In a process forked after the inbox was opened, the
+// inherited runtime is left alone, never waited for.
+//
+// # Safety
+// `inbox` must be NULL or a handle from `sf_inbox_open` not freed before.
+void sf_inbox_free(sf_inbox *inbox);
+
+// Receives one delivery: the three header values as received (`X-Service-Event-ID`,
+// `X-Service-Timestamp`, `X-Service-Signature`; NULL when absent) and the raw body bytes
+// exactly as received. Verifies it (the checks of `sf_webhook_verify`, on the system clock),
+// then stores it in one transaction (deduplicated by notification `id`, stale when its
+// `status_version` is not above the payment's watermark).
+//
+// Every delivery is a successful call: `*http_status_out` receives the HTTP status to answer
+// the service with (200 stored or already stored, 400 refused by verification, 503 the store
+// could not commit: the service delivers again) and `*receipt_json_out` the receipt
+// `{"status", "outcome": "stored"|"stale"|"duplicate"|"rejected"|"store_failed", "id",
+// "reason", "body"}` where `body` is the small JSON answer body to send. The string is owned by
+// the caller (free with `sf_string_free`). A failure result means a bad argument (NULL handle or
+// out-pointer, invalid UTF-8, input too large) or a cancelled call: answer 503 then.
+//
+// # Safety
+// `inbox` NULL or live; strings NULL or NUL-terminated; `body` NULL (only with length 0) or
+// readable for `body_len` bytes; out-pointers NULL or writable.
+sf_result sf_inbox_receive(const sf_inbox *inbox,
+                           const char *event_id,
+                           const char *timestamp,
+                           const char *signature,
+                           const uint8_t *body,
+                           size_t body_len,
+                           uint16_t *http_status_out,
+                           char **receipt_json_out,
+                           sf_error **error_out);
+
+// `sf_inbox_receive` with the current time given in Unix seconds instead of the system clock
+// (for tests, and for servers with their own time source).
+//
+// # Safety
+// As for `sf_inbox_receive`.
+sf_result sf_inbox_receive_at(const sf_inbox *inbox,
+                              int64_t now_unix,
+                              const char *event_id,
+                              const char *timestamp,
+                              const char *signature,
+                              const uint8_t *body,
+                              size_t body_len,
+                              uint16_t *http_status_out,
+                              char **receipt_json_out,
+                              sf_error **error_out);
+
+// Claims up to `n` (at least 1) events for `lease_ms` milliseconds (at least 1): the oldest
+// waiting ones, at most one per payment, none of a payment whose previous event is still out.
+// An event whose lease ran out is claimed again (with a new claim token).
+//
+// On success `*events_json_out` receives a JSON array (empty when nothing waits) of events
+// `{"id", "claim", "order_no", "external_reference", "status", "status_version", "event_id",
+// "amount_minor", "currency", "test_mode", "book", "source", "replayed", "attempts", "body"}`,
+// owned by the caller (free with `sf_string_free`). Book the payment when `book` is true, then
+// complete the event with `sf_inbox_complete` (or `sf_inbox_completion_sql` in your own
+// transaction) before the lease runs out.
+//
+// # Safety
+// `inbox` NULL or live; out-pointers NULL or writable.
+sf_result sf_inbox_claim(const sf_inbox *inbox,
+                         uint32_t n,
+                         uint64_t lease_ms,
+                         char **events_json_out,
+                         sf_error **error_out);
+
+// Marks the claimed event `id` (claimed under the token `claim`, both from
+// `sf_inbox_claim`) handled and, for a `book` event, its payment event booked.
+// `SF_RESULT_INBOX_LEASE_LOST` when its lease ran out and another worker claimed it: do not
+// book it here (roll back what the handler did, if it can).
+//
+// # Safety
+// `inbox` NULL or live; strings NULL or NUL-terminated; `error_out` NULL or writable.
+sf_result sf_inbox_complete(const sf_inbox *inbox,
+                            const char *id,
+                            const char *claim,
+                            sf_error **error_out);
+
+// Gives the claimed event `id` back (the handler failed): it waits for a worker again at once.
+// `SF_RESULT_INBOX_LEASE_LOST` when another worker holds it now.
+//
+// # Safety
+// `inbox` NULL or live; strings NULL or NUL-terminated; `error_out` NULL or writable.
+sf_result sf_inbox_release(const sf_inbox *inbox,
+                           const char *id,
+                           const char *claim,
+                           sf_error **error_out);
+
+// Counts of the inbox: `{"pending", "claimed", "completed", "stale", "duplicate",
+// "rejected": {reason: count}, "oldest_pending_ms", "booked"}`.
+//
+// On success `*status_json_out` receives a string owned by the caller (free with
+// `sf_string_free`).
+//
+// # Safety
+// `inbox` NULL or live; out-pointers NULL or writable.
+sf_result sf_inbox_status(const sf_inbox *inbox,
+                          char **status_json_out,
+                          sf_error **error_out);
+
+// Deletes finished rows (completed, stale, duplicate) older than `retention_ms` milliseconds
+// (the core's default retention is 30 days, 2592000000 ms). Watermarks and bookings are kept.
+//
+// On success `*deleted_out` receives the number of rows deleted.
+//
+// # Safety
+// `inbox` NULL or live; out-pointers NULL or writable.
+sf_result sf_inbox_purge(const sf_inbox *inbox,
+                         uint64_t retention_ms,
+                         uint64_t *deleted_out,
+                         sf_error **error_out);
+
+// Hands finished events to the handler again (`replayed` set; `book` false for a booking
+// already made): `replay_json` is `{"event": "<id>"}` for one event, or
+// `{"received": {"from_ms": .., "to_ms": ..}}` for the events received between these Unix
+// milliseconds (inclusive start, exclusive end). `SF_RESULT_INBOX_NOT_FOUND` for an unknown id.
+//
+// On success `*count_out` receives how many events were handed out again.
+//
+// # Safety
+// `inbox` NULL or live; `replay_json` NULL or NUL-terminated; out-pointers NULL or writable.
+sf_result sf_inbox_replay(const sf_inbox *inbox,
+                          const char *replay_json,
+                          uint64_t *count_out,
+                          sf_error **error_out);
+
+// The statements that complete an event inside the app's own transaction on the same
+// database, with the app's own driver: bind `:id` and `:claim` (SQLite) or `$1` and `$2`
+// (PostgreSQL), run them in order (separated by `;` and a line break), and roll back unless
+// the first changed exactly one row (the lease was lost).
+//
+// On success `*sql_out` receives the text, owned by the caller (free with `sf_string_free`).
+//
+// # Safety
+// `inbox` NULL or live; out-pointers NULL or writable.
+sf_result sf_inbox_completion_sql(const sf_inbox *inbox,
+                                  char **sql_out,
+                                  sf_error **error_out);
+
+// Enters a payment the reconciler found (`payment_json`: a queried payment, as
+// `sf_merchant_payment_get` answers it) into the same flow, marked `"source":
+// "reconciliation"`: the one handler books it once. A version not above the watermark is
+// stale, as for a notification.
+//
+// On success `*outcome_out` receives the outcome's name, `stored`, `stale` or `duplicate`
+// (plain text, not JSON), owned by the caller (free with `sf_string_free`).
+//
+// # Safety
+// `inbox` NULL or live; `payment_json` NULL or NUL-terminated; out-pointers NULL or writable.
+sf_result sf_inbox_enter_reconciled(const sf_inbox *inbox,
+                                    const char *payment_json,
+                                    char **outcome_out,
+                                    sf_error **error_out);
+
+// Every payment the inbox knows, with its watermark and booking: a JSON array of
+// `{"order_no", "external_reference", "status_version", "status", "amount_minor", "currency",
+// "booked_event_id"}` (the shop's local records for `sf_reconcile`).
+//
+// On success `*watermarks_json_out` receives a string owned by the caller (free with
+// `sf_string_free`).
+//
+// # Safety
+// `inbox` NULL or live; out-pointers NULL or writable.
+sf_result sf_inbox_watermarks(const sf_inbox *inbox,
+                              char **watermarks_json_out,
+                              sf_error **error_out);
 
 // Releases a string that the library wrote to an out-parameter (every `char **..._out` of this
 // API). Accepts NULL. Never pass strings borrowed from an `sf_error` or `sf_version`.

@@ -1,7 +1,8 @@
 /*
- * storefront C example: verifies a webhook, walks the catalog flow and a merchant payment
- * against the standalone sandbox, through include/storefront.h only. It calls every function of
- * the header at least once, so running it under valgrind checks the ownership of every export.
+ * storefront C example: verifies a webhook, runs a webhook inbox, walks the catalog flow and a
+ * merchant payment against the standalone sandbox, through include/storefront.h only. It calls
+ * every function of the header at least once, so running it under valgrind checks the ownership
+ * of every export.
  *
  *   storefront-sandbox --port 0 --ready-file /tmp/sbx.json &
  *   cc -std=c99 -Iinclude examples/c/storefront_example.c -Ltarget/debug -lstorefront
@@ -691,6 +692,202 @@ done:
     rmdir(dir);
 }
 
+/* Signs a notification of payment `order` at `version` like the service and hands it to the
+ * inbox as a receiver would (headers as received, the raw body bytes); returns the HTTP status
+ * to answer, 0 on a failed call. */
+static unsigned inbox_deliver(sf_inbox *inbox, const char *secret, const char *id, const char *order,
+                              const char *status, int version, long now, int64_t *at) {
+    char body[1024];
+    char timestamp[32];
+    char *signature = NULL;
+    char *receipt = NULL;
+    uint16_t http_status = 0;
+    sf_error *error = NULL;
+    sf_result result;
+    snprintf(body, sizeof body,
+             "{\"id\":\"%s\",\"type\":\"merchant_payment.status_changed\",\"api_version\":1,"
+             "\"created_at\":\"2026-11-22T12:00:00Z\",\"data\":{\"order_no\":\"%s\","
+             "\"external_reference\":\"ref-%s\",\"payment_no\":\"ch_card_usd\",\"amount_minor\":1250,"
+             "\"currency\":\"USD\",\"currency_decimals\":2,\"status\":\"%s\",\"status_version\":%d,"
+             "\"test_mode\":false,\"expires_at\":\"2026-11-22T12:30:00Z\"%s}}",
+             id, order, order, status, version,
+             strcmp(status, "paid") == 0 ? ",\"event_id\":\"PE-inbox-1\"" : "");
+    snprintf(timestamp, sizeof timestamp, "%ld", now);
+    result = sf_webhook_sign(secret, now, (const uint8_t *)body, strlen(body), &signature, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_webhook_sign (inbox)", result, error);
+        return 0;
+    }
+    if (at != NULL) {
+        /* On the host's own clock (here an hour later: outside the tolerance, refused). */
+        result = sf_inbox_receive_at(inbox, *at, id, timestamp, signature, (const uint8_t *)body,
+                                     strlen(body), &http_status, &receipt, &error);
+    } else {
+        result = sf_inbox_receive(inbox, id, timestamp, signature, (const uint8_t *)body, strlen(body),
+                                  &http_status, &receipt, &error);
+    }
+    sf_string_free(signature);
+    if (result != SF_RESULT_OK) {
+        report("sf_inbox_receive", result, error);
+        return 0;
+    }
+    printf("inbox answered %u: %s\n", (unsigned)http_status, receipt);
+    sf_string_free(receipt);
+    return http_status;
+}
+
+/* Webhook inbox (README "Webhook inbox"): the receiver stores each notification before answering
+ * 2xx, a worker claims it, books it once and completes it. One SQLite file serves every receiver
+ * and worker process of a host (PostgreSQL, many hosts). Open the inbox in the process that uses
+ * it, after fork(), like a client. */
+static void inbox_demo(void) {
+    const char *secret = "whsec_inbox_0123456789abcdef0123456789ab";
+    char dir[] = "/tmp/storefront-inbox-XXXXXX";
+    char path[128];
+    char url[160];
+    char id[64];
+    char claim[64];
+    char *output = NULL;
+    uint64_t count = 0;
+    sf_inbox *inbox = NULL;
+    sf_error *error = NULL;
+    sf_result result;
+    long now = (long)time(NULL);
+    int64_t later = (int64_t)now + 3600;
+
+    if (mkdtemp(dir) == NULL) {
+        fprintf(stderr, "mkdtemp failed\n");
+        failures++;
+        return;
+    }
+    snprintf(path, sizeof path, "%s/inbox.db", dir);
+    snprintf(url, sizeof url, "sqlite://%s", path);
+    result = sf_inbox_open(url, "[\"whsec_inbox_0123456789abcdef0123456789ab\"]", "{\"tolerance_s\":300}",
+                           &inbox, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_inbox_open", result, error);
+        goto done;
+    }
+    /* Stored (200), the same notification again (200, duplicate), a delivery refused by
+     * verification (400: a successful call, the answer is the receipt). */
+    if (inbox_deliver(inbox, secret, "EVT-I1", "MP-I1", "paid", 2, now, NULL) != 200 ||
+        inbox_deliver(inbox, secret, "EVT-I1", "MP-I1", "paid", 2, now, NULL) != 200 ||
+        inbox_deliver(inbox, secret, "EVT-I9", "MP-I1", "paid", 3, now, &later) != 400) {
+        fprintf(stderr, "the inbox must answer 200, 200 and 400\n");
+        failures++;
+    }
+    /* The worker: claim, book (book is true once per payment event), complete. */
+    result = sf_inbox_claim(inbox, 10, 30000, &output, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_inbox_claim", result, error);
+        error = NULL;
+    } else if (!json_field(output, "id", id, sizeof id) || !json_field(output, "claim", claim, sizeof claim) ||
+               strstr(output, "\"book\":true") == NULL) {
+        fprintf(stderr, "the stored notification must be claimed for booking: %s\n", output);
+        failures++;
+        sf_string_free(output);
+    } else {
+        printf("claimed %s for booking\n", id);
+        sf_string_free(output);
+        /* A worker whose lease ran out (another claim token) cannot complete it. */
+        result = sf_inbox_complete(inbox, id, "not-my-claim", &error);
+        if (result != SF_RESULT_INBOX_LEASE_LOST) {
+            fprintf(stderr, "a foreign claim must not complete (got %u)\n", (unsigned)result);
+            failures++;
+        }
+        sf_error_free(error);
+        error = NULL;
+        result = sf_inbox_complete(inbox, id, claim, &error);
+        if (result != SF_RESULT_OK) {
+            report("sf_inbox_complete", result, error);
+            error = NULL;
+        }
+    }
+    /* A second payment's event, claimed and given back (the handler failed). */
+    if (inbox_deliver(inbox, secret, "EVT-I2", "MP-I2", "pending", 1, now, NULL) == 200) {
+        result = sf_inbox_claim(inbox, 1, 30000, &output, &error);
+        if (result != SF_RESULT_OK) {
+            report("sf_inbox_claim (second)", result, error);
+            error = NULL;
+        } else {
+            if (json_field(output, "id", id, sizeof id) && json_field(output, "claim", claim, sizeof claim)) {
+                result = sf_inbox_release(inbox, id, claim, &error);
+                if (result != SF_RESULT_OK) {
+                    report("sf_inbox_release", result, error);
+                    error = NULL;
+                }
+            } else {
+                fprintf(stderr, "the second event must be claimed: %s\n", output);
+                failures++;
+            }
+            sf_string_free(output);
+        }
+    }
+    /* To complete inside your own transaction on the same database (your driver, your commit). */
+    result = sf_inbox_completion_sql(inbox, &output, &error);
+    if (result == SF_RESULT_OK) {
+        printf("completion SQL: %.70s...\n", output);
+    }
+    ok("sf_inbox_completion_sql", result, output, error);
+    error = NULL;
+    /* A payment the reconciler found paid enters the same flow. */
+    result = sf_inbox_enter_reconciled(
+        inbox,
+        "{\"order_no\":\"MP-I3\",\"external_reference\":\"ref-MP-I3\",\"amount_minor\":1250,"
+        "\"currency\":\"USD\",\"currency_decimals\":2,\"status\":\"paid\",\"status_version\":2,"
+        "\"test_mode\":false,\"expires_at\":\"2026-11-22T13:00:00Z\",\"event_id\":\"PE-I3\"}",
+        &output, &error);
+    if (result == SF_RESULT_OK) {
+        printf("reconciled payment entered: %s\n", output);
+    }
+    ok("sf_inbox_enter_reconciled", result, output, error);
+    error = NULL;
+    result = sf_inbox_replay(inbox, "{\"event\":\"EVT-I1\"}", &count, &error);
+    if (result != SF_RESULT_OK || count != 1) {
+        report("sf_inbox_replay", result, error);
+        error = NULL;
+    } else {
+        printf("replayed %llu event\n", (unsigned long long)count);
+    }
+    result = sf_inbox_replay(inbox, "{\"event\":\"EVT-none\"}", &count, &error);
+    if (result != SF_RESULT_INBOX_NOT_FOUND) {
+        fprintf(stderr, "replaying an unknown event must say so (got %u)\n", (unsigned)result);
+        failures++;
+    }
+    sf_error_free(error);
+    error = NULL;
+    result = sf_inbox_status(inbox, &output, &error);
+    if (result == SF_RESULT_OK) {
+        printf("inbox status: %s\n", output);
+    }
+    ok("sf_inbox_status", result, output, error);
+    error = NULL;
+    result = sf_inbox_watermarks(inbox, &output, &error);
+    if (result == SF_RESULT_OK) {
+        printf("inbox watermarks: %.100s...\n", output);
+    }
+    ok("sf_inbox_watermarks", result, output, error);
+    error = NULL;
+    /* Retention: finished rows older than 30 days go; watermarks and bookings stay. */
+    result = sf_inbox_purge(inbox, 30ULL * 24 * 3600 * 1000, &count, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_inbox_purge", result, error);
+        error = NULL;
+    } else {
+        printf("purged %llu rows\n", (unsigned long long)count);
+    }
+done:
+    sf_inbox_free(inbox);
+    unlink(path);
+    snprintf(url, sizeof url, "%s-wal", path);
+    unlink(url);
+    snprintf(url, sizeof url, "%s-shm", path);
+    unlink(url);
+    snprintf(url, sizeof url, "%s-journal", path);
+    unlink(url);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv) {
     char origin[256];
     char config[2048];
@@ -713,6 +910,7 @@ int main(int argc, char **argv) {
     printf("storefront %s against %s\n", sf_version(), origin);
 
     webhook_demo();
+    inbox_demo();
 
     snprintf(config, sizeof config,
              "{\"base_url\":\"%s/api\",\"token_endpoint\":\"%s/oauth/token\","

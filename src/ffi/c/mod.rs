@@ -34,6 +34,7 @@ mod collection;
 mod convert;
 mod error;
 mod idempotency;
+mod inbox;
 mod io;
 mod log;
 mod money;

@@ -3,7 +3,7 @@
 //! Numbers are part of the ABI: once published a number is never reused or renumbered, new
 //! results only get new numbers. They are grouped by hundreds: 0 success, 1-99 arguments refused
 //! at the boundary, 100-199 answers of the service, 200-299 transport and decoding, 300-399
-//! webhook verification, 400-499 local checks of the SDK.
+//! webhook verification, 400-499 local checks of the SDK, 500-599 the webhook inbox.
 
 /// Result of every fallible `sf_*` function. `SF_RESULT_OK` (0) is the only success; for any
 /// other value the details (HTTP status, `error` code, description, field, `Retry-After`) are
@@ -99,6 +99,14 @@ pub enum sf_result {
     Cancelled = 407,
     /// Any other failure; the message tells more.
     Other = 499,
+    /// The webhook inbox's database failed (unreachable, locked past the timeout, a
+    /// constraint). Nothing was changed; try again.
+    InboxStore = 500,
+    /// The inbox event's lease ran out and another worker claimed it: do not book it here (roll
+    /// back what the handler did, if it can).
+    InboxLeaseLost = 501,
+    /// No such inbox event.
+    InboxNotFound = 502,
 }
 
 impl sf_result {
@@ -141,6 +149,9 @@ impl sf_result {
         Self::TokenProvider,
         Self::Cancelled,
         Self::Other,
+        Self::InboxStore,
+        Self::InboxLeaseLost,
+        Self::InboxNotFound,
     ];
 
     /// Stable snake_case name of the result, given in the error JSON as `result_name`.
@@ -182,6 +193,9 @@ impl sf_result {
             Self::TokenProvider => "token_provider",
             Self::Cancelled => "cancelled",
             Self::Other => "other",
+            Self::InboxStore => "inbox_store",
+            Self::InboxLeaseLost => "inbox_lease_lost",
+            Self::InboxNotFound => "inbox_not_found",
         }
     }
 }
