@@ -45,6 +45,8 @@ use crate::reconcile::LocalRecord;
 use crate::secret::Secret;
 use crate::webhook::{NotificationData, WebhookError, WebhookVerifier};
 
+#[cfg(test)]
+mod conformance;
 #[cfg(feature = "store-postgres")]
 mod postgres;
 #[cfg(feature = "store-sqlite")]

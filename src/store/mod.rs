@@ -76,7 +76,8 @@ pub(crate) mod sqlite;
     )
 ))]
 #[allow(dead_code)] // each backend's test uses its own server
-mod test_servers;
+// Also the servers of the inbox's suite (src/inbox/conformance.rs).
+pub(crate) mod test_servers;
 
 /// Default bound on one store round trip: past it the call goes on with in-process state.
 pub const DEFAULT_STORE_TIMEOUT: Duration = Duration::from_millis(500);
