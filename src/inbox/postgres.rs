@@ -11,9 +11,11 @@
 //!   the watermark, so two receivers storing two versions of one payment at once keep "a lower
 //!   version must not overwrite a higher one".
 //! - [`InboxStore::claim`] holds one advisory lock for every claim of the database, so no event
-//!   is handed to two workers and no payment has two events out at once; every state change it
-//!   makes is conditional on the row still waiting, so a concurrent receiver (superseding an
-//!   event) or a late completion is never overwritten.
+//!   is handed to two workers and no payment has two events out at once. It touches a
+//!   payment's rows only once it holds that payment's lock too (`pg_try_advisory_xact_lock`: a
+//!   payment being stored right now is left for the next claim, so claims and receivers never
+//!   deadlock on row locks), and every state change it makes is conditional on the row still
+//!   waiting, so a late completion is never overwritten.
 //!
 //! The tables are created on first use of each connection (`CREATE TABLE IF NOT EXISTS`, under
 //! an advisory lock so that processes starting together do not collide). The connection opens on
@@ -101,6 +103,10 @@ const CLAIM_LOCK: &str =
 /// of one payment at once).
 const ORDER_LOCK: &str =
     "SELECT pg_advisory_xact_lock(hashtextextended('storefront_inbox_order:' || $1, 0))";
+
+/// [`ORDER_LOCK`] for a claim: taken if free, else the payment is left for the next claim.
+const ORDER_TRY_LOCK: &str =
+    "SELECT pg_try_advisory_xact_lock(hashtextextended('storefront_inbox_order:' || $1, 0))";
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -336,7 +342,8 @@ async fn reject_tx(tx: &Transaction<'_>, reason: &str) -> TxResult<()> {
 const WAITING: &str = "(state = 'pending' OR (state = 'claimed' AND lease_until <= $1))";
 
 /// Hands out up to `n` waiting events, oldest first, at most one per payment and none of a
-/// payment with an event out under a live lease, all under the claim lock. "A lower version must
+/// payment with an event out under a live lease, all under the claim lock (and each payment's
+/// rows under its receivers' lock, taken if free). "A lower version must
 /// not overwrite a higher one": an event below its payment's watermark becomes `stale`. "Book
 /// payments idempotently by `data.event_id`": a `paid` event whose `event_id` is booked becomes
 /// a `duplicate` without being handed out (unless replayed), and `book` is set only for a
@@ -388,7 +395,21 @@ async fn claim_tx(
         let watermark: i64 = row.try_get(5)?;
         let replayed: bool = row.try_get(6)?;
         let booked = status == "paid" && event_id.is_some() && row.try_get::<_, bool>(7)?;
-        if !replayed && version < watermark {
+        let stale = !replayed && version < watermark;
+        if !stale && busy.contains(&order_no) {
+            continue;
+        }
+        // The payment's lock before touching its rows (so a receiver superseding them, which
+        // holds it, never waits on this claim's row locks while this claim waits on its own);
+        // a payment being stored right now waits for the next claim.
+        if !tx
+            .query_one(ORDER_TRY_LOCK, &[&order_no])
+            .await?
+            .try_get::<_, bool>(0)?
+        {
+            continue;
+        }
+        if stale {
             // A newer state of the payment arrived: this one is never handed out.
             tx.execute(
                 &format!(
@@ -398,9 +419,6 @@ async fn claim_tx(
                 &[&now, &id],
             )
             .await?;
-            continue;
-        }
-        if busy.contains(&order_no) {
             continue;
         }
         if booked && !replayed {

@@ -67,6 +67,10 @@ INSERT INTO storefront_inbox_bookings (event_id, order_no, inbox_id, booked_at) 
 /// How long a transaction waits for another process's write lock.
 const BUSY: Duration = Duration::from_secs(5);
 
+/// A waiting event as a claim considers it: id, order_no, status_version, status, event_id,
+/// the payment's watermark, replayed.
+type Candidate = (String, String, i64, String, Option<String>, i64, i64);
+
 /// The inbox in one SQLite file.
 pub(crate) struct SqliteInbox {
     file: Arc<SqliteFile>,
@@ -220,7 +224,7 @@ impl InboxStore for SqliteInbox {
                     busy.insert(row?);
                 }
             }
-            let candidates: Vec<(String, String, i64, String, Option<String>, i64, i64)> = {
+            let candidates: Vec<Candidate> = {
                 let mut stmt = tx.prepare(
                     "SELECT e.id, e.order_no, e.status_version, e.status, e.event_id,
                        COALESCE(w.status_version, e.status_version), e.replayed
