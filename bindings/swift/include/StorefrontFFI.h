@@ -439,6 +439,81 @@ void uniffi_storefront_fn_free_productcursor(uint64_t handle, RustCallStatus *_N
 uint64_t uniffi_storefront_fn_method_productcursor_next(uint64_t ptr
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_INBOX
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_INBOX
+uint64_t uniffi_storefront_fn_clone_inbox(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_INBOX
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FREE_INBOX
+void uniffi_storefront_fn_free_inbox(uint64_t handle, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CONSTRUCTOR_INBOX_NEW
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CONSTRUCTOR_INBOX_NEW
+uint64_t uniffi_storefront_fn_constructor_inbox_new(RustBuffer url, RustBuffer secrets, RustBuffer tolerance_seconds, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_BACKEND
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_BACKEND
+RustBuffer uniffi_storefront_fn_method_inbox_backend(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_CLAIM
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_CLAIM
+uint64_t uniffi_storefront_fn_method_inbox_claim(uint64_t ptr, int32_t n, int64_t lease_ms
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_COMPLETE
+uint64_t uniffi_storefront_fn_method_inbox_complete(uint64_t ptr, RustBuffer event
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_COMPLETION_SQL
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_COMPLETION_SQL
+RustBuffer uniffi_storefront_fn_method_inbox_completion_sql(uint64_t ptr, RustCallStatus *_Nonnull out_status
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_ENTER_RECONCILED
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_ENTER_RECONCILED
+uint64_t uniffi_storefront_fn_method_inbox_enter_reconciled(uint64_t ptr, RustBuffer payment
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_PURGE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_PURGE
+uint64_t uniffi_storefront_fn_method_inbox_purge(uint64_t ptr, RustBuffer retention_ms
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_RECEIVE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_RECEIVE
+uint64_t uniffi_storefront_fn_method_inbox_receive(uint64_t ptr, RustBuffer event_id, RustBuffer timestamp, RustBuffer signature, RustBuffer body
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_RELEASE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_RELEASE
+uint64_t uniffi_storefront_fn_method_inbox_release(uint64_t ptr, RustBuffer event
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_REPLAY_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_REPLAY_EVENT
+uint64_t uniffi_storefront_fn_method_inbox_replay_event(uint64_t ptr, RustBuffer id
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_REPLAY_RECEIVED
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_REPLAY_RECEIVED
+uint64_t uniffi_storefront_fn_method_inbox_replay_received(uint64_t ptr, int64_t from_ms, int64_t to_ms
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_STATUS
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_STATUS
+uint64_t uniffi_storefront_fn_method_inbox_status(uint64_t ptr
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_WATERMARKS
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_METHOD_INBOX_WATERMARKS
+uint64_t uniffi_storefront_fn_method_inbox_watermarks(uint64_t ptr
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_LOGSINK
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_CLONE_LOGSINK
 uint64_t uniffi_storefront_fn_clone_logsink(uint64_t handle, RustCallStatus *_Nonnull out_status
@@ -1195,6 +1270,78 @@ uint16_t uniffi_storefront_checksum_method_productcursor_next(void
     
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_BACKEND
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_BACKEND
+uint16_t uniffi_storefront_checksum_method_inbox_backend(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_CLAIM
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_CLAIM
+uint16_t uniffi_storefront_checksum_method_inbox_claim(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_COMPLETE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_COMPLETE
+uint16_t uniffi_storefront_checksum_method_inbox_complete(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_COMPLETION_SQL
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_COMPLETION_SQL
+uint16_t uniffi_storefront_checksum_method_inbox_completion_sql(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_ENTER_RECONCILED
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_ENTER_RECONCILED
+uint16_t uniffi_storefront_checksum_method_inbox_enter_reconciled(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_PURGE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_PURGE
+uint16_t uniffi_storefront_checksum_method_inbox_purge(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_RECEIVE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_RECEIVE
+uint16_t uniffi_storefront_checksum_method_inbox_receive(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_RELEASE
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_RELEASE
+uint16_t uniffi_storefront_checksum_method_inbox_release(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_REPLAY_EVENT
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_REPLAY_EVENT
+uint16_t uniffi_storefront_checksum_method_inbox_replay_event(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_REPLAY_RECEIVED
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_REPLAY_RECEIVED
+uint16_t uniffi_storefront_checksum_method_inbox_replay_received(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_STATUS
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_STATUS
+uint16_t uniffi_storefront_checksum_method_inbox_status(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_WATERMARKS
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_INBOX_WATERMARKS
+uint16_t uniffi_storefront_checksum_method_inbox_watermarks(void
+    
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_LOGSINK_LOG
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_METHOD_LOGSINK_LOG
 uint16_t uniffi_storefront_checksum_method_logsink_log(void
@@ -1246,6 +1393,12 @@ uint16_t uniffi_storefront_checksum_method_webhookverifier_verify_at(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_CONSTRUCTOR_CLIENT_NEW
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_CONSTRUCTOR_CLIENT_NEW
 uint16_t uniffi_storefront_checksum_constructor_client_new(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_CONSTRUCTOR_INBOX_NEW
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_CONSTRUCTOR_INBOX_NEW
+uint16_t uniffi_storefront_checksum_constructor_inbox_new(void
     
 );
 #endif

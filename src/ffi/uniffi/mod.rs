@@ -14,6 +14,7 @@ mod config;
 mod cursor;
 mod error;
 mod helpers;
+mod inbox;
 mod ints;
 #[cfg(test)]
 mod lint;

@@ -1104,6 +1104,443 @@ public func FfiConverterTypeClient_lower(_ value: Client) -> UInt64 {
 
 
 /**
+ * The webhook inbox over SQLite (`sqlite:///var/lib/shop/inbox.db`, one host) or PostgreSQL
+ * (`postgres://…`, many hosts), for servers: the mobile library has no backend and its
+ * constructor throws `Config`. Share one per process; every method may be called from many
+ * coroutines, processes and hosts at once.
+ */
+public protocol InboxProtocol: AnyObject, Sendable {
+    
+    /**
+     * The backend's name (`sqlite`, `postgres`).
+     */
+    func backend()  -> String
+    
+    /**
+     * Claims up to `n` events for `lease_ms` milliseconds: the oldest waiting ones, at most one
+     * per payment, none of a payment whose previous event is still out. Empty when nothing
+     * waits.
+     */
+    func claim(n: Int32, leaseMs: Int64) async throws  -> [InboxEvent]
+    
+    /**
+     * Marks `event` handled (and, for a `book` event, its payment event booked). Throws
+     * `LeaseLost` when its lease ran out and another worker claimed it.
+     */
+    func complete(event: InboxEvent) async throws 
+    
+    /**
+     * The statements that complete an event inside the app's own transaction on the same
+     * database, with the app's own driver (JDBC): bind `:id` and `:claim` (SQLite) or `$1` and
+     * `$2` (PostgreSQL), run them in order, and roll back unless the first changed exactly one
+     * row (the lease was lost).
+     */
+    func completionSql()  -> String
+    
+    /**
+     * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
+     * state) into the same flow: the one handler books it once. A version not above the
+     * watermark is `Stale`.
+     */
+    func enterReconciled(payment: MerchantPayment) async throws  -> ReceiptOutcome
+    
+    /**
+     * Deletes finished rows (completed, stale, duplicate) older than `retention_ms` (default
+     * 30 days). Watermarks and bookings are kept. Returns the rows deleted.
+     */
+    func purge(retentionMs: Int64?) async throws  -> Int64
+    
+    /**
+     * Receives one delivery: verifies it (the three `X-Service-*` header values, null when
+     * absent, and the raw body bytes exactly as received), stores it, and says what to answer
+     * (`Receipt.status`). Never answers 2xx for what was not committed.
+     */
+    func receive(eventId: String?, timestamp: String?, signature: String?, body: Data) async  -> Receipt
+    
+    /**
+     * Gives `event` back (the handler failed): it waits for a worker again at once.
+     */
+    func release(event: InboxEvent) async throws 
+    
+    /**
+     * Hands the finished event `id` to the handler again (`replayed` set; `book` false for a
+     * booking already made). Returns how many (1), or throws `NotFound`.
+     */
+    func replayEvent(id: String) async throws  -> Int64
+    
+    /**
+     * Hands the events received between `from_ms` (inclusive) and `to_ms` (exclusive), Unix
+     * milliseconds, to the handler again. Returns how many.
+     */
+    func replayReceived(fromMs: Int64, toMs: Int64) async throws  -> Int64
+    
+    /**
+     * Counts per state, rejections per reason, the oldest waiting event's age.
+     */
+    func status() async throws  -> InboxStatus
+    
+    /**
+     * Every payment the inbox knows, with its watermark and booking (the shop's local records
+     * for the reconciler).
+     */
+    func watermarks() async throws  -> [Watermark]
+    
+}
+/**
+ * The webhook inbox over SQLite (`sqlite:///var/lib/shop/inbox.db`, one host) or PostgreSQL
+ * (`postgres://…`, many hosts), for servers: the mobile library has no backend and its
+ * constructor throws `Config`. Share one per process; every method may be called from many
+ * coroutines, processes and hosts at once.
+ */
+open class Inbox: InboxProtocol, @unchecked Sendable {
+    fileprivate let handle: UInt64
+
+    /// Used to instantiate a [FFIObject] without an actual handle, for fakes in tests, mostly.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public struct NoHandle {
+        public init() {}
+    }
+
+    // TODO: We'd like this to be `private` but for Swifty reasons,
+    // we can't implement `FfiConverter` without making this `required` and we can't
+    // make it `required` without making it `public`.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    required public init(unsafeFromHandle handle: UInt64) {
+        self.handle = handle
+    }
+
+    // This constructor can be used to instantiate a fake object.
+    // - Parameter noHandle: Placeholder value so we can have a constructor separate from the default empty one that may be implemented for classes extending [FFIObject].
+    //
+    // - Warning:
+    //     Any object instantiated with this constructor cannot be passed to an actual Rust-backed object. Since there isn't a backing handle the FFI lower functions will crash.
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public init(noHandle: NoHandle) {
+        self.handle = 0
+    }
+
+#if swift(>=5.8)
+    @_documentation(visibility: private)
+#endif
+    public func uniffiCloneHandle() -> UInt64 {
+        return try! rustCall { uniffi_storefront_fn_clone_inbox(self.handle, $0) }
+    }
+    /**
+     * Opens the inbox at `url`, verifying deliveries with any of `secrets` (keep old secrets
+     * during a rotation) and the contract's 5-minute timestamp tolerance (or
+     * `tolerance_seconds`). Tables are created on first use; nothing connects here.
+     */
+public convenience init(url: String, secrets: [String], toleranceSeconds: Int64? = nil)throws  {
+    let handle =
+        try rustCallWithError(FfiConverterTypeInboxError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_constructor_inbox_new(
+        FfiConverterString.lower(url),
+        FfiConverterSequenceString.lower(secrets),
+        FfiConverterOptionInt64.lower(toleranceSeconds),uniffiCallStatus
+    )
+}
+    self.init(unsafeFromHandle: handle)
+}
+
+    deinit {
+        if handle == 0 {
+            // Mock objects have handle=0 don't try to free them
+            return
+        }
+
+        try! rustCall { uniffi_storefront_fn_free_inbox(handle, $0) }
+    }
+
+    
+
+    
+    /**
+     * The backend's name (`sqlite`, `postgres`).
+     */
+open func backend() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_inbox_backend(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Claims up to `n` events for `lease_ms` milliseconds: the oldest waiting ones, at most one
+     * per payment, none of a payment whose previous event is still out. Empty when nothing
+     * waits.
+     */
+open func claim(n: Int32 = 10, leaseMs: Int64 = Int64(30000))async throws  -> [InboxEvent]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_claim(
+                        self.uniffiCloneHandle(),FfiConverterInt32.lower(n),FfiConverterInt64.lower(leaseMs)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeInboxEvent.lift,
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * Marks `event` handled (and, for a `book` event, its payment event booked). Throws
+     * `LeaseLost` when its lease ran out and another worker claimed it.
+     */
+open func complete(event: InboxEvent)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_complete(
+                        self.uniffiCloneHandle(),FfiConverterTypeInboxEvent_lower(event)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_void,
+            completeFunc: ffi_storefront_rust_future_complete_void,
+            freeFunc: ffi_storefront_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * The statements that complete an event inside the app's own transaction on the same
+     * database, with the app's own driver (JDBC): bind `:id` and `:claim` (SQLite) or `$1` and
+     * `$2` (PostgreSQL), run them in order, and roll back unless the first changed exactly one
+     * row (the lease was lost).
+     */
+open func completionSql() -> String  {
+    return try!  FfiConverterString.lift(try! rustCall() {
+        uniffiCallStatus in
+    uniffi_storefront_fn_method_inbox_completion_sql(
+            self.uniffiCloneHandle(),uniffiCallStatus
+    )
+})
+}
+    
+    /**
+     * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
+     * state) into the same flow: the one handler books it once. A version not above the
+     * watermark is `Stale`.
+     */
+open func enterReconciled(payment: MerchantPayment)async throws  -> ReceiptOutcome  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_enter_reconciled(
+                        self.uniffiCloneHandle(),FfiConverterTypeMerchantPayment_lower(payment)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeReceiptOutcome_lift,
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * Deletes finished rows (completed, stale, duplicate) older than `retention_ms` (default
+     * 30 days). Watermarks and bookings are kept. Returns the rows deleted.
+     */
+open func purge(retentionMs: Int64? = nil)async throws  -> Int64  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_purge(
+                        self.uniffiCloneHandle(),FfiConverterOptionInt64.lower(retentionMs)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_i64,
+            completeFunc: ffi_storefront_rust_future_complete_i64,
+            freeFunc: ffi_storefront_rust_future_free_i64,
+            liftFunc: FfiConverterInt64.lift,
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * Receives one delivery: verifies it (the three `X-Service-*` header values, null when
+     * absent, and the raw body bytes exactly as received), stores it, and says what to answer
+     * (`Receipt.status`). Never answers 2xx for what was not committed.
+     */
+open func receive(eventId: String?, timestamp: String?, signature: String?, body: Data)async  -> Receipt  {
+    return
+        try!  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_receive(
+                        self.uniffiCloneHandle(),FfiConverterOptionString.lower(eventId),FfiConverterOptionString.lower(timestamp),FfiConverterOptionString.lower(signature),FfiConverterData.lower(body)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeReceipt_lift,
+            errorHandler: nil
+            
+        )
+}
+    
+    /**
+     * Gives `event` back (the handler failed): it waits for a worker again at once.
+     */
+open func release(event: InboxEvent)async throws   {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_release(
+                        self.uniffiCloneHandle(),FfiConverterTypeInboxEvent_lower(event)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_void,
+            completeFunc: ffi_storefront_rust_future_complete_void,
+            freeFunc: ffi_storefront_rust_future_free_void,
+            liftFunc: { $0 },
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * Hands the finished event `id` to the handler again (`replayed` set; `book` false for a
+     * booking already made). Returns how many (1), or throws `NotFound`.
+     */
+open func replayEvent(id: String)async throws  -> Int64  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_replay_event(
+                        self.uniffiCloneHandle(),FfiConverterString.lower(id)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_i64,
+            completeFunc: ffi_storefront_rust_future_complete_i64,
+            freeFunc: ffi_storefront_rust_future_free_i64,
+            liftFunc: FfiConverterInt64.lift,
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * Hands the events received between `from_ms` (inclusive) and `to_ms` (exclusive), Unix
+     * milliseconds, to the handler again. Returns how many.
+     */
+open func replayReceived(fromMs: Int64, toMs: Int64)async throws  -> Int64  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_replay_received(
+                        self.uniffiCloneHandle(),FfiConverterInt64.lower(fromMs),FfiConverterInt64.lower(toMs)
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_i64,
+            completeFunc: ffi_storefront_rust_future_complete_i64,
+            freeFunc: ffi_storefront_rust_future_free_i64,
+            liftFunc: FfiConverterInt64.lift,
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * Counts per state, rejections per reason, the oldest waiting event's age.
+     */
+open func status()async throws  -> InboxStatus  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_status(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterTypeInboxStatus_lift,
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+    /**
+     * Every payment the inbox knows, with its watermark and booking (the shop's local records
+     * for the reconciler).
+     */
+open func watermarks()async throws  -> [Watermark]  {
+    return
+        try  await uniffiRustCallAsync(
+            rustFutureFunc: {
+                uniffi_storefront_fn_method_inbox_watermarks(
+                        self.uniffiCloneHandle()
+                )
+            },
+            pollFunc: ffi_storefront_rust_future_poll_rust_buffer,
+            completeFunc: ffi_storefront_rust_future_complete_rust_buffer,
+            freeFunc: ffi_storefront_rust_future_free_rust_buffer,
+            liftFunc: FfiConverterSequenceTypeWatermark.lift,
+            errorHandler: FfiConverterTypeInboxError_lift
+        )
+}
+    
+
+    
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeInbox: FfiConverter {
+    typealias FfiType = UInt64
+    typealias SwiftType = Inbox
+
+    public static func lift(_ handle: UInt64) throws -> Inbox {
+        return Inbox(unsafeFromHandle: handle)
+    }
+
+    public static func lower(_ value: Inbox) -> UInt64 {
+        return value.uniffiCloneHandle()
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Inbox {
+        let handle: UInt64 = try readInt(&buf)
+        return try lift(handle)
+    }
+
+    public static func write(_ value: Inbox, into buf: inout [UInt8]) {
+        writeInt(&buf, lower(value))
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInbox_lift(_ handle: UInt64) throws -> Inbox {
+    return try FfiConverterTypeInbox.lift(handle)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInbox_lower(_ value: Inbox) -> UInt64 {
+    return FfiConverterTypeInbox.lower(value)
+}
+
+
+
+
+
+
+/**
  * Receives the SDK's log records. Implement it in Kotlin or Swift. Called on the SDK's own
  * threads (tokio workers) as well as the caller's, possibly concurrently: do not block, and
  * do not throw (a thrown exception is dropped).
@@ -3812,6 +4249,341 @@ public func FfiConverterTypeGrantedToken_lower(_ value: GrantedToken) -> RustBuf
 
 
 /**
+ * A state change handed to the app by `claim`. Complete it (`complete`, or `completionSql`
+ * inside the app's own transaction) before its lease runs out.
+ */
+public struct InboxEvent: Equatable, Hashable {
+    /**
+     * The notification `id` (`reconciled:{orderNo}:{statusVersion}` for a reconciliation).
+     */
+    public var id: String
+    /**
+     * This claim's token: completing needs it, so a worker whose lease ran out and whose event
+     * another worker took cannot complete it too.
+     */
+    public var claim: String
+    /**
+     * The payment number.
+     */
+    public var orderNo: String
+    /**
+     * The merchant's business reference.
+     */
+    public var externalReference: String
+    /**
+     * The payment's status at this event (only `Paid` confirms payment).
+     */
+    public var status: MerchantPaymentStatus
+    /**
+     * The payment's `status_version` at this event.
+     */
+    public var statusVersion: Int64
+    /**
+     * The payment event number (present once paid; kept through refund and chargeback).
+     */
+    public var eventId: String?
+    /**
+     * Amount in minor units of `currency`.
+     */
+    public var amountMinor: Int64
+    /**
+     * Currency (uppercase code).
+     */
+    public var currency: String
+    /**
+     * Whether the channel is a test channel.
+     */
+    public var testMode: Bool
+    /**
+     * True exactly once per payment event: a `Paid` event whose `eventId` is not booked yet.
+     * Book the payment now; completing the event records the booking.
+     */
+    public var book: Bool
+    /**
+     * Where the event came from.
+     */
+    public var source: EventSource
+    /**
+     * Whether it was handed out again by a replay.
+     */
+    public var replayed: Bool
+    /**
+     * How many times it was claimed before (a worker died or released it).
+     */
+    public var attempts: Int32
+    /**
+     * The notification body exactly as received (the queried payment as JSON for a
+     * reconciliation).
+     */
+    public var body: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The notification `id` (`reconciled:{orderNo}:{statusVersion}` for a reconciliation).
+         */id: String, 
+        /**
+         * This claim's token: completing needs it, so a worker whose lease ran out and whose event
+         * another worker took cannot complete it too.
+         */claim: String, 
+        /**
+         * The payment number.
+         */orderNo: String, 
+        /**
+         * The merchant's business reference.
+         */externalReference: String, 
+        /**
+         * The payment's status at this event (only `Paid` confirms payment).
+         */status: MerchantPaymentStatus, 
+        /**
+         * The payment's `status_version` at this event.
+         */statusVersion: Int64, 
+        /**
+         * The payment event number (present once paid; kept through refund and chargeback).
+         */eventId: String?, 
+        /**
+         * Amount in minor units of `currency`.
+         */amountMinor: Int64, 
+        /**
+         * Currency (uppercase code).
+         */currency: String, 
+        /**
+         * Whether the channel is a test channel.
+         */testMode: Bool, 
+        /**
+         * True exactly once per payment event: a `Paid` event whose `eventId` is not booked yet.
+         * Book the payment now; completing the event records the booking.
+         */book: Bool, 
+        /**
+         * Where the event came from.
+         */source: EventSource, 
+        /**
+         * Whether it was handed out again by a replay.
+         */replayed: Bool, 
+        /**
+         * How many times it was claimed before (a worker died or released it).
+         */attempts: Int32, 
+        /**
+         * The notification body exactly as received (the queried payment as JSON for a
+         * reconciliation).
+         */body: String) {
+        self.id = id
+        self.claim = claim
+        self.orderNo = orderNo
+        self.externalReference = externalReference
+        self.status = status
+        self.statusVersion = statusVersion
+        self.eventId = eventId
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.testMode = testMode
+        self.book = book
+        self.source = source
+        self.replayed = replayed
+        self.attempts = attempts
+        self.body = body
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension InboxEvent: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeInboxEvent: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> InboxEvent {
+        return
+            try InboxEvent(
+                id: FfiConverterString.read(from: &buf), 
+                claim: FfiConverterString.read(from: &buf), 
+                orderNo: FfiConverterString.read(from: &buf), 
+                externalReference: FfiConverterString.read(from: &buf), 
+                status: FfiConverterTypeMerchantPaymentStatus.read(from: &buf), 
+                statusVersion: FfiConverterInt64.read(from: &buf), 
+                eventId: FfiConverterOptionString.read(from: &buf), 
+                amountMinor: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                testMode: FfiConverterBool.read(from: &buf), 
+                book: FfiConverterBool.read(from: &buf), 
+                source: FfiConverterTypeEventSource.read(from: &buf), 
+                replayed: FfiConverterBool.read(from: &buf), 
+                attempts: FfiConverterInt32.read(from: &buf), 
+                body: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: InboxEvent, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.id, into: &buf)
+        FfiConverterString.write(value.claim, into: &buf)
+        FfiConverterString.write(value.orderNo, into: &buf)
+        FfiConverterString.write(value.externalReference, into: &buf)
+        FfiConverterTypeMerchantPaymentStatus.write(value.status, into: &buf)
+        FfiConverterInt64.write(value.statusVersion, into: &buf)
+        FfiConverterOptionString.write(value.eventId, into: &buf)
+        FfiConverterInt64.write(value.amountMinor, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterBool.write(value.testMode, into: &buf)
+        FfiConverterBool.write(value.book, into: &buf)
+        FfiConverterTypeEventSource.write(value.source, into: &buf)
+        FfiConverterBool.write(value.replayed, into: &buf)
+        FfiConverterInt32.write(value.attempts, into: &buf)
+        FfiConverterString.write(value.body, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInboxEvent_lift(_ buf: RustBuffer) throws -> InboxEvent {
+    return try FfiConverterTypeInboxEvent.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInboxEvent_lower(_ value: InboxEvent) -> RustBuffer {
+    return FfiConverterTypeInboxEvent.lower(value)
+}
+
+
+/**
+ * Counts of the inbox (for dashboards and operators).
+ */
+public struct InboxStatus: Equatable, Hashable {
+    /**
+     * Events waiting for a worker.
+     */
+    public var pending: Int64
+    /**
+     * Events claimed, lease still running.
+     */
+    public var claimed: Int64
+    /**
+     * Events handled.
+     */
+    public var completed: Int64
+    /**
+     * Events kept but never handed out (a version not above the watermark, or superseded).
+     */
+    public var stale: Int64
+    /**
+     * `Paid` events whose `eventId` was already booked (completed without being handed out).
+     */
+    public var duplicate: Int64
+    /**
+     * Deliveries refused by verification, per reason code.
+     */
+    public var rejected: [String: Int64]
+    /**
+     * Age in milliseconds of the oldest pending (or lease-expired) event.
+     */
+    public var oldestPendingMs: Int64?
+    /**
+     * Payment events booked so far.
+     */
+    public var booked: Int64
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Events waiting for a worker.
+         */pending: Int64, 
+        /**
+         * Events claimed, lease still running.
+         */claimed: Int64, 
+        /**
+         * Events handled.
+         */completed: Int64, 
+        /**
+         * Events kept but never handed out (a version not above the watermark, or superseded).
+         */stale: Int64, 
+        /**
+         * `Paid` events whose `eventId` was already booked (completed without being handed out).
+         */duplicate: Int64, 
+        /**
+         * Deliveries refused by verification, per reason code.
+         */rejected: [String: Int64], 
+        /**
+         * Age in milliseconds of the oldest pending (or lease-expired) event.
+         */oldestPendingMs: Int64?, 
+        /**
+         * Payment events booked so far.
+         */booked: Int64) {
+        self.pending = pending
+        self.claimed = claimed
+        self.completed = completed
+        self.stale = stale
+        self.duplicate = duplicate
+        self.rejected = rejected
+        self.oldestPendingMs = oldestPendingMs
+        self.booked = booked
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension InboxStatus: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeInboxStatus: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> InboxStatus {
+        return
+            try InboxStatus(
+                pending: FfiConverterInt64.read(from: &buf), 
+                claimed: FfiConverterInt64.read(from: &buf), 
+                completed: FfiConverterInt64.read(from: &buf), 
+                stale: FfiConverterInt64.read(from: &buf), 
+                duplicate: FfiConverterInt64.read(from: &buf), 
+                rejected: FfiConverterDictionaryStringInt64.read(from: &buf), 
+                oldestPendingMs: FfiConverterOptionInt64.read(from: &buf), 
+                booked: FfiConverterInt64.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: InboxStatus, into buf: inout [UInt8]) {
+        FfiConverterInt64.write(value.pending, into: &buf)
+        FfiConverterInt64.write(value.claimed, into: &buf)
+        FfiConverterInt64.write(value.completed, into: &buf)
+        FfiConverterInt64.write(value.stale, into: &buf)
+        FfiConverterInt64.write(value.duplicate, into: &buf)
+        FfiConverterDictionaryStringInt64.write(value.rejected, into: &buf)
+        FfiConverterOptionInt64.write(value.oldestPendingMs, into: &buf)
+        FfiConverterInt64.write(value.booked, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInboxStatus_lift(_ buf: RustBuffer) throws -> InboxStatus {
+    return try FfiConverterTypeInboxStatus.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInboxStatus_lower(_ value: InboxStatus) -> RustBuffer {
+    return FfiConverterTypeInboxStatus.lower(value)
+}
+
+
+/**
  * Filter of `GET /openapi/v1/merchant-payments`: at least one of `external_reference` and
  * `order_no` (both must match when both are given).
  */
@@ -5683,6 +6455,109 @@ public func FfiConverterTypeRateLimits_lower(_ value: RateLimits) -> RustBuffer 
 
 
 /**
+ * What `receive` did, with the HTTP answer to give the service: answer `status` (and `body`).
+ */
+public struct Receipt: Equatable, Hashable {
+    /**
+     * The HTTP status to answer: 200 when stored (or already stored), 400 for a delivery that
+     * failed verification, 503 when the store could not commit.
+     */
+    public var status: Int32
+    /**
+     * What happened.
+     */
+    public var outcome: ReceiptOutcome
+    /**
+     * The notification `id`, once verified.
+     */
+    public var id: String?
+    /**
+     * The reason of a refusal (the webhook error code, e.g. `signature_mismatch`) or of a
+     * store failure.
+     */
+    public var reason: String?
+    /**
+     * The answer body (small JSON; the service ignores it).
+     */
+    public var body: String
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * The HTTP status to answer: 200 when stored (or already stored), 400 for a delivery that
+         * failed verification, 503 when the store could not commit.
+         */status: Int32, 
+        /**
+         * What happened.
+         */outcome: ReceiptOutcome, 
+        /**
+         * The notification `id`, once verified.
+         */id: String?, 
+        /**
+         * The reason of a refusal (the webhook error code, e.g. `signature_mismatch`) or of a
+         * store failure.
+         */reason: String?, 
+        /**
+         * The answer body (small JSON; the service ignores it).
+         */body: String) {
+        self.status = status
+        self.outcome = outcome
+        self.id = id
+        self.reason = reason
+        self.body = body
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Receipt: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReceipt: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Receipt {
+        return
+            try Receipt(
+                status: FfiConverterInt32.read(from: &buf), 
+                outcome: FfiConverterTypeReceiptOutcome.read(from: &buf), 
+                id: FfiConverterOptionString.read(from: &buf), 
+                reason: FfiConverterOptionString.read(from: &buf), 
+                body: FfiConverterString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Receipt, into buf: inout [UInt8]) {
+        FfiConverterInt32.write(value.status, into: &buf)
+        FfiConverterTypeReceiptOutcome.write(value.outcome, into: &buf)
+        FfiConverterOptionString.write(value.id, into: &buf)
+        FfiConverterOptionString.write(value.reason, into: &buf)
+        FfiConverterString.write(value.body, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReceipt_lift(_ buf: RustBuffer) throws -> Receipt {
+    return try FfiConverterTypeReceipt.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReceipt_lower(_ value: Receipt) -> RustBuffer {
+    return FfiConverterTypeReceipt.lower(value)
+}
+
+
+/**
  * Where a run stopped: pass it as `ReconcileOptions.cursor` to continue after that record.
  */
 public struct ReconcileCursor: Equatable, Hashable {
@@ -6732,6 +7607,125 @@ public func FfiConverterTypeStoredWindow_lower(_ value: StoredWindow) -> RustBuf
 
 
 /**
+ * A payment's watermark as the inbox holds it (the shop's local record for the reconciler).
+ */
+public struct Watermark: Equatable, Hashable {
+    /**
+     * Payment number.
+     */
+    public var orderNo: String
+    /**
+     * Business reference.
+     */
+    public var externalReference: String
+    /**
+     * The highest `status_version` received.
+     */
+    public var statusVersion: Int64
+    /**
+     * The status at that version.
+     */
+    public var status: MerchantPaymentStatus
+    /**
+     * Amount in minor units.
+     */
+    public var amountMinor: Int64
+    /**
+     * Currency.
+     */
+    public var currency: String
+    /**
+     * The payment event booked for it, if any.
+     */
+    public var bookedEventId: String?
+
+    // Default memberwise initializers are never public by default, so we
+    // declare one manually.
+    public init(
+        /**
+         * Payment number.
+         */orderNo: String, 
+        /**
+         * Business reference.
+         */externalReference: String, 
+        /**
+         * The highest `status_version` received.
+         */statusVersion: Int64, 
+        /**
+         * The status at that version.
+         */status: MerchantPaymentStatus, 
+        /**
+         * Amount in minor units.
+         */amountMinor: Int64, 
+        /**
+         * Currency.
+         */currency: String, 
+        /**
+         * The payment event booked for it, if any.
+         */bookedEventId: String?) {
+        self.orderNo = orderNo
+        self.externalReference = externalReference
+        self.statusVersion = statusVersion
+        self.status = status
+        self.amountMinor = amountMinor
+        self.currency = currency
+        self.bookedEventId = bookedEventId
+    }
+
+    
+
+    
+}
+
+#if compiler(>=6)
+extension Watermark: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeWatermark: FfiConverterRustBuffer {
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> Watermark {
+        return
+            try Watermark(
+                orderNo: FfiConverterString.read(from: &buf), 
+                externalReference: FfiConverterString.read(from: &buf), 
+                statusVersion: FfiConverterInt64.read(from: &buf), 
+                status: FfiConverterTypeMerchantPaymentStatus.read(from: &buf), 
+                amountMinor: FfiConverterInt64.read(from: &buf), 
+                currency: FfiConverterString.read(from: &buf), 
+                bookedEventId: FfiConverterOptionString.read(from: &buf)
+        )
+    }
+
+    public static func write(_ value: Watermark, into buf: inout [UInt8]) {
+        FfiConverterString.write(value.orderNo, into: &buf)
+        FfiConverterString.write(value.externalReference, into: &buf)
+        FfiConverterInt64.write(value.statusVersion, into: &buf)
+        FfiConverterTypeMerchantPaymentStatus.write(value.status, into: &buf)
+        FfiConverterInt64.write(value.amountMinor, into: &buf)
+        FfiConverterString.write(value.currency, into: &buf)
+        FfiConverterOptionString.write(value.bookedEventId, into: &buf)
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWatermark_lift(_ buf: RustBuffer) throws -> Watermark {
+    return try FfiConverterTypeWatermark.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeWatermark_lower(_ value: Watermark) -> RustBuffer {
+    return FfiConverterTypeWatermark.lower(value)
+}
+
+
+/**
  * A channel's `owner`.
  */
 
@@ -7334,6 +8328,215 @@ public func FfiConverterTypeErrorCode_lower(_ value: ErrorCode) -> RustBuffer {
     return FfiConverterTypeErrorCode.lower(value)
 }
 
+
+
+/**
+ * Where an event came from.
+ */
+
+public enum EventSource: Equatable, Hashable {
+    
+    /**
+     * A verified status notification.
+     */
+    case notification
+    /**
+     * A payment the reconciler found and `enterReconciled` entered.
+     */
+    case reconciliation
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension EventSource: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeEventSource: FfiConverterRustBuffer {
+    typealias SwiftType = EventSource
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> EventSource {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .notification
+        
+        case 2: return .reconciliation
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: EventSource, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .notification:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .reconciliation:
+            writeInt(&buf, Int32(2))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventSource_lift(_ buf: RustBuffer) throws -> EventSource {
+    return try FfiConverterTypeEventSource.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeEventSource_lower(_ value: EventSource) -> RustBuffer {
+    return FfiConverterTypeEventSource.lower(value)
+}
+
+
+
+/**
+ * Failures of the inbox's own operations (Kotlin `InboxException.LeaseLost`, ...). A delivery
+ * that fails verification is not an error: `receive` answers it with a `Receipt`.
+ */
+public 
+enum InboxError: Swift.Error, Equatable, Hashable, Foundation.LocalizedError {
+
+    
+    
+    /**
+     * The configuration is wrong (URL, secrets, a negative number).
+     */
+    case Config(
+        /**
+         * What is wrong.
+         */detail: String
+    )
+    /**
+     * The database failed (unreachable, locked past the timeout, a constraint).
+     */
+    case Store(
+        /**
+         * What failed.
+         */detail: String
+    )
+    /**
+     * The event's lease ran out and another worker claimed it: do not book it here (roll back
+     * what the handler did).
+     */
+    case LeaseLost(
+        /**
+         * The event id.
+         */id: String
+    )
+    /**
+     * No such event.
+     */
+    case NotFound(
+        /**
+         * The event id.
+         */id: String
+    )
+
+    
+
+    
+
+    
+    public var errorDescription: String? {
+        String(reflecting: self)
+    }
+    
+}
+
+#if compiler(>=6)
+extension InboxError: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeInboxError: FfiConverterRustBuffer {
+    typealias SwiftType = InboxError
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> InboxError {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+
+        
+
+        
+        case 1: return .Config(
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 2: return .Store(
+            detail: try FfiConverterString.read(from: &buf)
+            )
+        case 3: return .LeaseLost(
+            id: try FfiConverterString.read(from: &buf)
+            )
+        case 4: return .NotFound(
+            id: try FfiConverterString.read(from: &buf)
+            )
+
+         default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: InboxError, into buf: inout [UInt8]) {
+        switch value {
+
+        
+
+        
+        
+        case let .Config(detail):
+            writeInt(&buf, Int32(1))
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case let .Store(detail):
+            writeInt(&buf, Int32(2))
+            FfiConverterString.write(detail, into: &buf)
+            
+        
+        case let .LeaseLost(id):
+            writeInt(&buf, Int32(3))
+            FfiConverterString.write(id, into: &buf)
+            
+        
+        case let .NotFound(id):
+            writeInt(&buf, Int32(4))
+            FfiConverterString.write(id, into: &buf)
+            
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInboxError_lift(_ buf: RustBuffer) throws -> InboxError {
+    return try FfiConverterTypeInboxError.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeInboxError_lower(_ value: InboxError) -> RustBuffer {
+    return FfiConverterTypeInboxError.lower(value)
+}
 
 
 /**
@@ -8444,6 +9647,112 @@ public func FfiConverterTypePaymentWaitOutcome_lift(_ buf: RustBuffer) throws ->
 #endif
 public func FfiConverterTypePaymentWaitOutcome_lower(_ value: PaymentWaitOutcome) -> RustBuffer {
     return FfiConverterTypePaymentWaitOutcome.lower(value)
+}
+
+
+
+/**
+ * What one delivery did.
+ */
+
+public enum ReceiptOutcome: Equatable, Hashable {
+    
+    /**
+     * Verified and stored; it will be handed to a worker.
+     */
+    case stored
+    /**
+     * Verified and stored, but its version is not above the payment's watermark: kept as
+     * stale, never handed out.
+     */
+    case stale
+    /**
+     * This notification `id` was stored before: acknowledged, stored once.
+     */
+    case duplicate
+    /**
+     * Verification failed (signature, timestamp, headers, body): counted, not stored.
+     */
+    case rejected
+    /**
+     * The store could not commit: not acknowledged (503), the service delivers again.
+     */
+    case storeFailed
+
+
+
+
+
+}
+
+#if compiler(>=6)
+extension ReceiptOutcome: Sendable {}
+#endif
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public struct FfiConverterTypeReceiptOutcome: FfiConverterRustBuffer {
+    typealias SwiftType = ReceiptOutcome
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> ReceiptOutcome {
+        let variant: Int32 = try readInt(&buf)
+        switch variant {
+        
+        case 1: return .stored
+        
+        case 2: return .stale
+        
+        case 3: return .duplicate
+        
+        case 4: return .rejected
+        
+        case 5: return .storeFailed
+        
+        default: throw UniffiInternalError.unexpectedEnumCase
+        }
+    }
+
+    public static func write(_ value: ReceiptOutcome, into buf: inout [UInt8]) {
+        switch value {
+        
+        
+        case .stored:
+            writeInt(&buf, Int32(1))
+        
+        
+        case .stale:
+            writeInt(&buf, Int32(2))
+        
+        
+        case .duplicate:
+            writeInt(&buf, Int32(3))
+        
+        
+        case .rejected:
+            writeInt(&buf, Int32(4))
+        
+        
+        case .storeFailed:
+            writeInt(&buf, Int32(5))
+        
+        }
+    }
+}
+
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReceiptOutcome_lift(_ buf: RustBuffer) throws -> ReceiptOutcome {
+    return try FfiConverterTypeReceiptOutcome.lift(buf)
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+public func FfiConverterTypeReceiptOutcome_lower(_ value: ReceiptOutcome) -> RustBuffer {
+    return FfiConverterTypeReceiptOutcome.lower(value)
 }
 
 
@@ -10118,6 +11427,31 @@ fileprivate struct FfiConverterSequenceTypeDeliveryRecord: FfiConverterRustBuffe
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeInboxEvent: FfiConverterRustBuffer {
+    typealias SwiftType = [InboxEvent]
+
+    public static func write(_ value: [InboxEvent], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeInboxEvent.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [InboxEvent] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [InboxEvent]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeInboxEvent.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeLocalRecord: FfiConverterRustBuffer {
     typealias SwiftType = [LocalRecord]
 
@@ -10268,6 +11602,31 @@ fileprivate struct FfiConverterSequenceTypeStoredWindow: FfiConverterRustBuffer 
 #if swift(>=5.8)
 @_documentation(visibility: private)
 #endif
+fileprivate struct FfiConverterSequenceTypeWatermark: FfiConverterRustBuffer {
+    typealias SwiftType = [Watermark]
+
+    public static func write(_ value: [Watermark], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for item in value {
+            FfiConverterTypeWatermark.write(item, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [Watermark] {
+        let len: Int32 = try readInt(&buf)
+        var seq = [Watermark]()
+        seq.reserveCapacity(Int(len))
+        for _ in 0 ..< len {
+            seq.append(try FfiConverterTypeWatermark.read(from: &buf))
+        }
+        return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
 fileprivate struct FfiConverterSequenceTypeJsonValue: FfiConverterRustBuffer {
     typealias SwiftType = [JsonValue]
 
@@ -10287,6 +11646,32 @@ fileprivate struct FfiConverterSequenceTypeJsonValue: FfiConverterRustBuffer {
             seq.append(try FfiConverterTypeJsonValue.read(from: &buf))
         }
         return seq
+    }
+}
+
+#if swift(>=5.8)
+@_documentation(visibility: private)
+#endif
+fileprivate struct FfiConverterDictionaryStringInt64: FfiConverterRustBuffer {
+    public static func write(_ value: [String: Int64], into buf: inout [UInt8]) {
+        let len = Int32(value.count)
+        writeInt(&buf, len)
+        for (key, value) in value {
+            FfiConverterString.write(key, into: &buf)
+            FfiConverterInt64.write(value, into: &buf)
+        }
+    }
+
+    public static func read(from buf: inout (data: Data, offset: Data.Index)) throws -> [String: Int64] {
+        let len: Int32 = try readInt(&buf)
+        var dict = [String: Int64]()
+        dict.reserveCapacity(Int(len))
+        for _ in 0..<len {
+            let key = try FfiConverterString.read(from: &buf)
+            let value = try FfiConverterInt64.read(from: &buf)
+            dict[key] = value
+        }
+        return dict
     }
 }
 
@@ -10910,6 +12295,42 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_productcursor_next() != 55681) {
         return InitializationResult.apiChecksumMismatch
     }
+    if (uniffi_storefront_checksum_method_inbox_backend() != 31681) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_claim() != 9908) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_complete() != 11618) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_completion_sql() != 51277) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_enter_reconciled() != 33155) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_purge() != 38221) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_receive() != 40839) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_release() != 53183) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_replay_event() != 19487) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_replay_received() != 37235) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_status() != 31394) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_method_inbox_watermarks() != 12339) {
+        return InitializationResult.apiChecksumMismatch
+    }
     if (uniffi_storefront_checksum_method_logsink_log() != 20042) {
         return InitializationResult.apiChecksumMismatch
     }
@@ -10935,6 +12356,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_constructor_client_new() != 35409) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_constructor_inbox_new() != 2690) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_constructor_secret_new() != 35115) {

@@ -815,6 +815,30 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_method_productcursor_next(
     ): Int
+    external fun uniffi_storefront_checksum_method_inbox_backend(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_claim(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_complete(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_completion_sql(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_enter_reconciled(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_purge(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_receive(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_release(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_replay_event(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_replay_received(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_status(
+    ): Int
+    external fun uniffi_storefront_checksum_method_inbox_watermarks(
+    ): Int
     external fun uniffi_storefront_checksum_method_logsink_log(
     ): Int
     external fun uniffi_storefront_checksum_method_reconcilerun_next(
@@ -832,6 +856,8 @@ internal object IntegrityCheckingUniffiLib {
     external fun uniffi_storefront_checksum_method_webhookverifier_verify_at(
     ): Int
     external fun uniffi_storefront_checksum_constructor_client_new(
+    ): Int
+    external fun uniffi_storefront_checksum_constructor_inbox_new(
     ): Int
     external fun uniffi_storefront_checksum_constructor_secret_new(
     ): Int
@@ -926,6 +952,36 @@ internal object UniffiLib {
     external fun uniffi_storefront_fn_free_productcursor(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Unit
     external fun uniffi_storefront_fn_method_productcursor_next(`ptr`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_clone_inbox(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_free_inbox(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): Unit
+    external fun uniffi_storefront_fn_constructor_inbox_new(`url`: RustBuffer.ByValue,`secrets`: RustBuffer.ByValue,`toleranceSeconds`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_backend(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_inbox_claim(`ptr`: Long,`n`: Int,`leaseMs`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_complete(`ptr`: Long,`event`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_completion_sql(`ptr`: Long,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
+    external fun uniffi_storefront_fn_method_inbox_enter_reconciled(`ptr`: Long,`payment`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_purge(`ptr`: Long,`retentionMs`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_receive(`ptr`: Long,`eventId`: RustBuffer.ByValue,`timestamp`: RustBuffer.ByValue,`signature`: RustBuffer.ByValue,`body`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_release(`ptr`: Long,`event`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_replay_event(`ptr`: Long,`id`: RustBuffer.ByValue,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_replay_received(`ptr`: Long,`fromMs`: Long,`toMs`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_status(`ptr`: Long,
+    ): Long
+    external fun uniffi_storefront_fn_method_inbox_watermarks(`ptr`: Long,
     ): Long
     external fun uniffi_storefront_fn_clone_logsink(`handle`: Long,uniffi_out_err: UniffiRustCallStatus, 
     ): Long
@@ -1269,6 +1325,42 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_productcursor_next() and 0xFFFF) != 55681) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
+    if ((lib.uniffi_storefront_checksum_method_inbox_backend() and 0xFFFF) != 31681) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_claim() and 0xFFFF) != 9908) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_complete() and 0xFFFF) != 11618) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_completion_sql() and 0xFFFF) != 51277) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_enter_reconciled() and 0xFFFF) != 33155) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_purge() and 0xFFFF) != 38221) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_receive() and 0xFFFF) != 40839) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_release() and 0xFFFF) != 53183) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_replay_event() and 0xFFFF) != 19487) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_replay_received() and 0xFFFF) != 37235) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_status() and 0xFFFF) != 31394) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_method_inbox_watermarks() and 0xFFFF) != 12339) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
     if ((lib.uniffi_storefront_checksum_method_logsink_log() and 0xFFFF) != 20042) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
@@ -1294,6 +1386,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_constructor_client_new() and 0xFFFF) != 35409) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_constructor_inbox_new() and 0xFFFF) != 2690) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_constructor_secret_new() and 0xFFFF) != 35115) {
@@ -2496,6 +2591,648 @@ public object FfiConverterTypeClient: FfiConverter<Client, Long> {
     override fun allocationSize(value: Client) = 8UL
 
     override fun write(value: Client, buf: ByteBuffer) {
+        buf.putLong(lower(value))
+    }
+}
+
+
+// This template implements a class for working with a Rust struct via a handle
+// to the live Rust struct on the other side of the FFI.
+//
+// There's some subtlety here, because we have to be careful not to operate on a Rust
+// struct after it has been dropped, and because we must expose a public API for freeing
+// theq Kotlin wrapper object in lieu of reliable finalizers. The core requirements are:
+//
+//   * Each instance holds an opaque handle to the underlying Rust struct.
+//     Method calls need to read this handle from the object's state and pass it in to
+//     the Rust FFI.
+//
+//   * When an instance is no longer needed, its handle should be passed to a
+//     special destructor function provided by the Rust FFI, which will drop the
+//     underlying Rust struct.
+//
+//   * Given an instance, calling code is expected to call the special
+//     `destroy` method in order to free it after use, either by calling it explicitly
+//     or by using a higher-level helper like the `use` method. Failing to do so risks
+//     leaking the underlying Rust struct.
+//
+//   * We can't assume that calling code will do the right thing, and must be prepared
+//     to handle Kotlin method calls executing concurrently with or even after a call to
+//     `destroy`, and to handle multiple (possibly concurrent!) calls to `destroy`.
+//
+//   * We must never allow Rust code to operate on the underlying Rust struct after
+//     the destructor has been called, and must never call the destructor more than once.
+//     Doing so may trigger memory unsafety.
+//
+//   * To mitigate many of the risks of leaking memory and use-after-free unsafety, a `Cleaner`
+//     is implemented to call the destructor when the Kotlin object becomes unreachable.
+//     This is done in a background thread. This is not a panacea, and client code should be aware that
+//      1. the thread may starve if some there are objects that have poorly performing
+//     `drop` methods or do significant work in their `drop` methods.
+//      2. the thread is shared across the whole library. This can be tuned by using `android_cleaner = true`,
+//         or `android = true` in the [`kotlin` section of the `uniffi.toml` file](https://mozilla.github.io/uniffi-rs/kotlin/configuration.html).
+//
+// If we try to implement this with mutual exclusion on access to the handle, there is the
+// possibility of a race between a method call and a concurrent call to `destroy`:
+//
+//    * Thread A starts a method call, reads the value of the handle, but is interrupted
+//      before it can pass the handle over the FFI to Rust.
+//    * Thread B calls `destroy` and frees the underlying Rust struct.
+//    * Thread A resumes, passing the already-read handle value to Rust and triggering
+//      a use-after-free.
+//
+// One possible solution would be to use a `ReadWriteLock`, with each method call taking
+// a read lock (and thus allowed to run concurrently) and the special `destroy` method
+// taking a write lock (and thus blocking on live method calls). However, we aim not to
+// generate methods with any hidden blocking semantics, and a `destroy` method that might
+// block if called incorrectly seems to meet that bar.
+//
+// So, we achieve our goals by giving each instance an associated `AtomicLong` counter to track
+// the number of in-flight method calls, and an `AtomicBoolean` flag to indicate whether `destroy`
+// has been called. These are updated according to the following rules:
+//
+//    * The initial value of the counter is 1, indicating a live object with no in-flight calls.
+//      The initial value for the flag is false.
+//
+//    * At the start of each method call, we atomically check the counter.
+//      If it is 0 then the underlying Rust struct has already been destroyed and the call is aborted.
+//      If it is nonzero them we atomically increment it by 1 and proceed with the method call.
+//
+//    * At the end of each method call, we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+//    * When `destroy` is called, we atomically flip the flag from false to true.
+//      If the flag was already true we silently fail.
+//      Otherwise we atomically decrement and check the counter.
+//      If it has reached zero then we destroy the underlying Rust struct.
+//
+// Astute readers may observe that this all sounds very similar to the way that Rust's `Arc<T>` works,
+// and indeed it is, with the addition of a flag to guard against multiple calls to `destroy`.
+//
+// The overall effect is that the underlying Rust struct is destroyed only when `destroy` has been
+// called *and* all in-flight method calls have completed, avoiding violating any of the expectations
+// of the underlying Rust code.
+//
+// This makes a cleaner a better alternative to _not_ calling `destroy()` as
+// and when the object is finished with, but the abstraction is not perfect: if the Rust object's `drop`
+// method is slow, and/or there are many objects to cleanup, and it's on a low end Android device, then the cleaner
+// thread may be starved, and the app will leak memory.
+//
+// In this case, `destroy`ing manually may be a better solution.
+//
+// The cleaner can live side by side with the manual calling of `destroy`. In the order of responsiveness, uniffi objects
+// with Rust peers are reclaimed:
+//
+// 1. By calling the `destroy` method of the object, which calls `rustObject.free()`. If that doesn't happen:
+// 2. When the object becomes unreachable, AND the Cleaner thread gets to call `rustObject.free()`. If the thread is starved then:
+// 3. The memory is reclaimed when the process terminates.
+//
+// [1] https://stackoverflow.com/questions/24376768/can-java-finalize-an-object-when-it-is-still-in-scope/24380219
+//
+
+
+/**
+ * The webhook inbox over SQLite (`sqlite:///var/lib/shop/inbox.db`, one host) or PostgreSQL
+ * (`postgres://…`, many hosts), for servers: the mobile library has no backend and its
+ * constructor throws `Config`. Share one per process; every method may be called from many
+ * coroutines, processes and hosts at once.
+ */
+public interface InboxInterface {
+    
+    /**
+     * The backend's name (`sqlite`, `postgres`).
+     */
+    fun `backend`(): kotlin.String
+    
+    /**
+     * Claims up to `n` events for `lease_ms` milliseconds: the oldest waiting ones, at most one
+     * per payment, none of a payment whose previous event is still out. Empty when nothing
+     * waits.
+     */
+    suspend fun `claim`(`n`: kotlin.Int = 10, `leaseMs`: kotlin.Long = 30000L): List<InboxEvent>
+    
+    /**
+     * Marks `event` handled (and, for a `book` event, its payment event booked). Throws
+     * `LeaseLost` when its lease ran out and another worker claimed it.
+     */
+    suspend fun `complete`(`event`: InboxEvent)
+    
+    /**
+     * The statements that complete an event inside the app's own transaction on the same
+     * database, with the app's own driver (JDBC): bind `:id` and `:claim` (SQLite) or `$1` and
+     * `$2` (PostgreSQL), run them in order, and roll back unless the first changed exactly one
+     * row (the lease was lost).
+     */
+    fun `completionSql`(): kotlin.String
+    
+    /**
+     * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
+     * state) into the same flow: the one handler books it once. A version not above the
+     * watermark is `Stale`.
+     */
+    suspend fun `enterReconciled`(`payment`: MerchantPayment): ReceiptOutcome
+    
+    /**
+     * Deletes finished rows (completed, stale, duplicate) older than `retention_ms` (default
+     * 30 days). Watermarks and bookings are kept. Returns the rows deleted.
+     */
+    suspend fun `purge`(`retentionMs`: kotlin.Long? = null): kotlin.Long
+    
+    /**
+     * Receives one delivery: verifies it (the three `X-Service-*` header values, null when
+     * absent, and the raw body bytes exactly as received), stores it, and says what to answer
+     * (`Receipt.status`). Never answers 2xx for what was not committed.
+     */
+    suspend fun `receive`(`eventId`: kotlin.String?, `timestamp`: kotlin.String?, `signature`: kotlin.String?, `body`: kotlin.ByteArray): Receipt
+    
+    /**
+     * Gives `event` back (the handler failed): it waits for a worker again at once.
+     */
+    suspend fun `release`(`event`: InboxEvent)
+    
+    /**
+     * Hands the finished event `id` to the handler again (`replayed` set; `book` false for a
+     * booking already made). Returns how many (1), or throws `NotFound`.
+     */
+    suspend fun `replayEvent`(`id`: kotlin.String): kotlin.Long
+    
+    /**
+     * Hands the events received between `from_ms` (inclusive) and `to_ms` (exclusive), Unix
+     * milliseconds, to the handler again. Returns how many.
+     */
+    suspend fun `replayReceived`(`fromMs`: kotlin.Long, `toMs`: kotlin.Long): kotlin.Long
+    
+    /**
+     * Counts per state, rejections per reason, the oldest waiting event's age.
+     */
+    suspend fun `status`(): InboxStatus
+    
+    /**
+     * Every payment the inbox knows, with its watermark and booking (the shop's local records
+     * for the reconciler).
+     */
+    suspend fun `watermarks`(): List<Watermark>
+    
+    companion object
+}
+
+/**
+ * The webhook inbox over SQLite (`sqlite:///var/lib/shop/inbox.db`, one host) or PostgreSQL
+ * (`postgres://…`, many hosts), for servers: the mobile library has no backend and its
+ * constructor throws `Config`. Share one per process; every method may be called from many
+ * coroutines, processes and hosts at once.
+ */
+open class Inbox: Disposable, AutoCloseable, InboxInterface
+{
+
+    @Suppress("UNUSED_PARAMETER")
+    /**
+     * @suppress
+     */
+    constructor(withHandle: UniffiWithHandle, handle: Long) {
+        this.handle = handle
+        this.cleanable = UniffiLib.CLEANER.register(this, UniffiCleanAction(handle))
+    }
+
+    /**
+     * @suppress
+     *
+     * This constructor can be used to instantiate a fake object. Only used for tests. Any
+     * attempt to actually use an object constructed this way will fail as there is no
+     * connected Rust object.
+     */
+    @Suppress("UNUSED_PARAMETER")
+    constructor(noHandle: NoHandle) {
+        this.handle = 0
+        this.cleanable = null
+    }
+    /**
+     * Opens the inbox at `url`, verifying deliveries with any of `secrets` (keep old secrets
+     * during a rotation) and the contract's 5-minute timestamp tolerance (or
+     * `tolerance_seconds`). Tables are created on first use; nothing connects here.
+     */
+    constructor(`url`: kotlin.String, `secrets`: List<kotlin.String>, `toleranceSeconds`: kotlin.Long? = null) :
+        this(UniffiWithHandle, 
+    uniffiRustCallWithError(InboxException) { _status ->
+    UniffiLib.uniffi_storefront_fn_constructor_inbox_new(
+    
+        
+        FfiConverterString.lower(`url`),
+        FfiConverterSequenceString.lower(`secrets`),
+        FfiConverterOptionalLong.lower(`toleranceSeconds`),_status)
+}
+    )
+
+    protected val handle: Long
+    protected val cleanable: UniffiCleaner.Cleanable?
+
+    private val wasDestroyed = AtomicBoolean(false)
+    private val callCounter = AtomicLong(1)
+
+    /**
+     * Whether the current object has been destroyed and its reference is gone in the Rust side.
+     */
+    val uniffiIsDestroyed: Boolean get() = wasDestroyed.get()
+
+    override fun destroy() {
+        // Only allow a single call to this method.
+        // TODO: maybe we should log a warning if called more than once?
+        if (this.wasDestroyed.compareAndSet(false, true)) {
+            // This decrement always matches the initial count of 1 given at creation time.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    @Synchronized
+    override fun close() {
+        this.destroy()
+    }
+
+    internal inline fun <R> callWithHandle(block: (handle: Long) -> R): R {
+        // Check and increment the call counter, to keep the object alive.
+        // This needs a compare-and-set retry loop in case of concurrent updates.
+        do {
+            val c = this.callCounter.get()
+            if (c == 0L) {
+                throw IllegalStateException("${this.javaClass.simpleName} object has already been destroyed")
+            }
+            if (c == Long.MAX_VALUE) {
+                throw IllegalStateException("${this.javaClass.simpleName} call counter would overflow")
+            }
+        } while (! this.callCounter.compareAndSet(c, c + 1L))
+        // Now we can safely do the method call without the handle being freed concurrently.
+        try {
+            return block(this.uniffiCloneHandle())
+        } finally {
+            // This decrement always matches the increment we performed above.
+            if (this.callCounter.decrementAndGet() == 0L) {
+                cleanable?.clean()
+            }
+        }
+    }
+
+    // Use a static inner class instead of a closure so as not to accidentally
+    // capture `this` as part of the cleanable's action.
+    private class UniffiCleanAction(private val handle: Long) : Runnable {
+        override fun run() {
+            if (handle == 0.toLong()) {
+                // Fake object created with `NoHandle`, don't try to free.
+                return;
+            }
+            uniffiRustCall { status ->
+                UniffiLib.uniffi_storefront_fn_free_inbox(handle, status)
+            }
+        }
+    }
+
+    /**
+     * @suppress
+     */
+    fun uniffiCloneHandle(): Long {
+        if (handle == 0.toLong()) {
+            throw InternalException("uniffiCloneHandle() called on NoHandle object");
+        }
+        return uniffiRustCall() { status ->
+            UniffiLib.uniffi_storefront_fn_clone_inbox(handle, status)
+        }
+    }
+
+    
+    /**
+     * The backend's name (`sqlite`, `postgres`).
+     */override fun `backend`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_inbox_backend(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Claims up to `n` events for `lease_ms` milliseconds: the oldest waiting ones, at most one
+     * per payment, none of a payment whose previous event is still out. Empty when nothing
+     * waits.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `claim`(`n`: kotlin.Int, `leaseMs`: kotlin.Long) : List<InboxEvent> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_claim(
+                uniffiHandle,
+                
+        FfiConverterInt.lower(`n`),
+        FfiConverterLong.lower(`leaseMs`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeInboxEvent.lift(it) },
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Marks `event` handled (and, for a `book` event, its payment event booked). Throws
+     * `LeaseLost` when its lease ran out and another worker claimed it.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `complete`(`event`: InboxEvent) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_complete(
+                uniffiHandle,
+                
+        FfiConverterTypeInboxEvent.lower(`event`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * The statements that complete an event inside the app's own transaction on the same
+     * database, with the app's own driver (JDBC): bind `:id` and `:claim` (SQLite) or `$1` and
+     * `$2` (PostgreSQL), run them in order, and roll back unless the first changed exactly one
+     * row (the lease was lost).
+     */override fun `completionSql`(): kotlin.String {
+            return FfiConverterString.lift(
+    callWithHandle {
+    uniffiRustCall() { _status ->
+    UniffiLib.uniffi_storefront_fn_method_inbox_completion_sql(
+        it,
+        _status)
+}
+    }
+    )
+    }
+    
+
+    
+    /**
+     * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
+     * state) into the same flow: the one handler books it once. A version not above the
+     * watermark is `Stale`.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `enterReconciled`(`payment`: MerchantPayment) : ReceiptOutcome {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_enter_reconciled(
+                uniffiHandle,
+                
+        FfiConverterTypeMerchantPayment.lower(`payment`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeReceiptOutcome.lift(it) },
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Deletes finished rows (completed, stale, duplicate) older than `retention_ms` (default
+     * 30 days). Watermarks and bookings are kept. Returns the rows deleted.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `purge`(`retentionMs`: kotlin.Long?) : kotlin.Long {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_purge(
+                uniffiHandle,
+                
+        FfiConverterOptionalLong.lower(`retentionMs`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_i64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_i64(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_i64(future) },
+        // lift function
+        { FfiConverterLong.lift(it) },
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Receives one delivery: verifies it (the three `X-Service-*` header values, null when
+     * absent, and the raw body bytes exactly as received), stores it, and says what to answer
+     * (`Receipt.status`). Never answers 2xx for what was not committed.
+     */
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `receive`(`eventId`: kotlin.String?, `timestamp`: kotlin.String?, `signature`: kotlin.String?, `body`: kotlin.ByteArray) : Receipt {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_receive(
+                uniffiHandle,
+                
+        FfiConverterOptionalString.lower(`eventId`),
+        FfiConverterOptionalString.lower(`timestamp`),
+        FfiConverterOptionalString.lower(`signature`),
+        FfiConverterByteArray.lower(`body`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeReceipt.lift(it) },
+        // Error FFI converter
+        UniffiNullRustCallStatusErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Gives `event` back (the handler failed): it waits for a worker again at once.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `release`(`event`: InboxEvent) {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_release(
+                uniffiHandle,
+                
+        FfiConverterTypeInboxEvent.lower(`event`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_void(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_void(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_void(future) },
+        // lift function
+        { },
+        
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Hands the finished event `id` to the handler again (`replayed` set; `book` false for a
+     * booking already made). Returns how many (1), or throws `NotFound`.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `replayEvent`(`id`: kotlin.String) : kotlin.Long {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_replay_event(
+                uniffiHandle,
+                
+        FfiConverterString.lower(`id`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_i64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_i64(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_i64(future) },
+        // lift function
+        { FfiConverterLong.lift(it) },
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Hands the events received between `from_ms` (inclusive) and `to_ms` (exclusive), Unix
+     * milliseconds, to the handler again. Returns how many.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `replayReceived`(`fromMs`: kotlin.Long, `toMs`: kotlin.Long) : kotlin.Long {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_replay_received(
+                uniffiHandle,
+                
+        FfiConverterLong.lower(`fromMs`),
+        FfiConverterLong.lower(`toMs`),
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_i64(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_i64(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_i64(future) },
+        // lift function
+        { FfiConverterLong.lift(it) },
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Counts per state, rejections per reason, the oldest waiting event's age.
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `status`() : InboxStatus {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_status(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterTypeInboxStatus.lift(it) },
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+    /**
+     * Every payment the inbox knows, with its watermark and booking (the shop's local records
+     * for the reconciler).
+     */
+    @Throws(InboxException::class)
+    @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
+    override suspend fun `watermarks`() : List<Watermark> {
+        return uniffiRustCallAsync(
+        callWithHandle { uniffiHandle ->
+            UniffiLib.uniffi_storefront_fn_method_inbox_watermarks(
+                uniffiHandle,
+                
+            )
+        },
+        { future, callback, continuation -> UniffiLib.ffi_storefront_rust_future_poll_rust_buffer(future, callback, continuation) },
+        { future, continuation -> UniffiLib.ffi_storefront_rust_future_complete_rust_buffer(future, continuation) },
+        { future -> UniffiLib.ffi_storefront_rust_future_free_rust_buffer(future) },
+        // lift function
+        { FfiConverterSequenceTypeWatermark.lift(it) },
+        // Error FFI converter
+        InboxException.ErrorHandler,
+    )
+    }
+
+    
+
+    
+
+
+    
+    
+    /**
+     * @suppress
+     */
+    companion object
+    
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeInbox: FfiConverter<Inbox, Long> {
+    override fun lower(value: Inbox): Long {
+        return value.uniffiCloneHandle()
+    }
+
+    override fun lift(value: Long): Inbox {
+        return Inbox(UniffiWithHandle, value)
+    }
+
+    override fun read(buf: ByteBuffer): Inbox {
+        return lift(buf.getLong())
+    }
+
+    override fun allocationSize(value: Inbox) = 8UL
+
+    override fun write(value: Inbox, buf: ByteBuffer) {
         buf.putLong(lower(value))
     }
 }
@@ -6096,6 +6833,256 @@ public object FfiConverterTypeGrantedToken: FfiConverterRustBuffer<GrantedToken>
 
 
 /**
+ * A state change handed to the app by `claim`. Complete it (`complete`, or `completionSql`
+ * inside the app's own transaction) before its lease runs out.
+ */
+data class InboxEvent (
+    /**
+     * The notification `id` (`reconciled:{orderNo}:{statusVersion}` for a reconciliation).
+     */
+    var `id`: kotlin.String
+    , 
+    /**
+     * This claim's token: completing needs it, so a worker whose lease ran out and whose event
+     * another worker took cannot complete it too.
+     */
+    var `claim`: kotlin.String
+    , 
+    /**
+     * The payment number.
+     */
+    var `orderNo`: kotlin.String
+    , 
+    /**
+     * The merchant's business reference.
+     */
+    var `externalReference`: kotlin.String
+    , 
+    /**
+     * The payment's status at this event (only `Paid` confirms payment).
+     */
+    var `status`: MerchantPaymentStatus
+    , 
+    /**
+     * The payment's `status_version` at this event.
+     */
+    var `statusVersion`: kotlin.Long
+    , 
+    /**
+     * The payment event number (present once paid; kept through refund and chargeback).
+     */
+    var `eventId`: kotlin.String?
+    , 
+    /**
+     * Amount in minor units of `currency`.
+     */
+    var `amountMinor`: kotlin.Long
+    , 
+    /**
+     * Currency (uppercase code).
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * Whether the channel is a test channel.
+     */
+    var `testMode`: kotlin.Boolean
+    , 
+    /**
+     * True exactly once per payment event: a `Paid` event whose `eventId` is not booked yet.
+     * Book the payment now; completing the event records the booking.
+     */
+    var `book`: kotlin.Boolean
+    , 
+    /**
+     * Where the event came from.
+     */
+    var `source`: EventSource
+    , 
+    /**
+     * Whether it was handed out again by a replay.
+     */
+    var `replayed`: kotlin.Boolean
+    , 
+    /**
+     * How many times it was claimed before (a worker died or released it).
+     */
+    var `attempts`: kotlin.Int
+    , 
+    /**
+     * The notification body exactly as received (the queried payment as JSON for a
+     * reconciliation).
+     */
+    var `body`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeInboxEvent: FfiConverterRustBuffer<InboxEvent> {
+    override fun read(buf: ByteBuffer): InboxEvent {
+        return InboxEvent(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterTypeMerchantPaymentStatus.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterTypeEventSource.read(buf),
+            FfiConverterBoolean.read(buf),
+            FfiConverterInt.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: InboxEvent) = (
+            FfiConverterString.allocationSize(value.`id`) +
+            FfiConverterString.allocationSize(value.`claim`) +
+            FfiConverterString.allocationSize(value.`orderNo`) +
+            FfiConverterString.allocationSize(value.`externalReference`) +
+            FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`) +
+            FfiConverterLong.allocationSize(value.`statusVersion`) +
+            FfiConverterOptionalString.allocationSize(value.`eventId`) +
+            FfiConverterLong.allocationSize(value.`amountMinor`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterBoolean.allocationSize(value.`testMode`) +
+            FfiConverterBoolean.allocationSize(value.`book`) +
+            FfiConverterTypeEventSource.allocationSize(value.`source`) +
+            FfiConverterBoolean.allocationSize(value.`replayed`) +
+            FfiConverterInt.allocationSize(value.`attempts`) +
+            FfiConverterString.allocationSize(value.`body`)
+    )
+
+    override fun write(value: InboxEvent, buf: ByteBuffer) {
+            FfiConverterString.write(value.`id`, buf)
+            FfiConverterString.write(value.`claim`, buf)
+            FfiConverterString.write(value.`orderNo`, buf)
+            FfiConverterString.write(value.`externalReference`, buf)
+            FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
+            FfiConverterLong.write(value.`statusVersion`, buf)
+            FfiConverterOptionalString.write(value.`eventId`, buf)
+            FfiConverterLong.write(value.`amountMinor`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterBoolean.write(value.`testMode`, buf)
+            FfiConverterBoolean.write(value.`book`, buf)
+            FfiConverterTypeEventSource.write(value.`source`, buf)
+            FfiConverterBoolean.write(value.`replayed`, buf)
+            FfiConverterInt.write(value.`attempts`, buf)
+            FfiConverterString.write(value.`body`, buf)
+    }
+}
+
+
+
+/**
+ * Counts of the inbox (for dashboards and operators).
+ */
+data class InboxStatus (
+    /**
+     * Events waiting for a worker.
+     */
+    var `pending`: kotlin.Long
+    , 
+    /**
+     * Events claimed, lease still running.
+     */
+    var `claimed`: kotlin.Long
+    , 
+    /**
+     * Events handled.
+     */
+    var `completed`: kotlin.Long
+    , 
+    /**
+     * Events kept but never handed out (a version not above the watermark, or superseded).
+     */
+    var `stale`: kotlin.Long
+    , 
+    /**
+     * `Paid` events whose `eventId` was already booked (completed without being handed out).
+     */
+    var `duplicate`: kotlin.Long
+    , 
+    /**
+     * Deliveries refused by verification, per reason code.
+     */
+    var `rejected`: Map<kotlin.String, kotlin.Long>
+    , 
+    /**
+     * Age in milliseconds of the oldest pending (or lease-expired) event.
+     */
+    var `oldestPendingMs`: kotlin.Long?
+    , 
+    /**
+     * Payment events booked so far.
+     */
+    var `booked`: kotlin.Long
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeInboxStatus: FfiConverterRustBuffer<InboxStatus> {
+    override fun read(buf: ByteBuffer): InboxStatus {
+        return InboxStatus(
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterMapStringLong.read(buf),
+            FfiConverterOptionalLong.read(buf),
+            FfiConverterLong.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: InboxStatus) = (
+            FfiConverterLong.allocationSize(value.`pending`) +
+            FfiConverterLong.allocationSize(value.`claimed`) +
+            FfiConverterLong.allocationSize(value.`completed`) +
+            FfiConverterLong.allocationSize(value.`stale`) +
+            FfiConverterLong.allocationSize(value.`duplicate`) +
+            FfiConverterMapStringLong.allocationSize(value.`rejected`) +
+            FfiConverterOptionalLong.allocationSize(value.`oldestPendingMs`) +
+            FfiConverterLong.allocationSize(value.`booked`)
+    )
+
+    override fun write(value: InboxStatus, buf: ByteBuffer) {
+            FfiConverterLong.write(value.`pending`, buf)
+            FfiConverterLong.write(value.`claimed`, buf)
+            FfiConverterLong.write(value.`completed`, buf)
+            FfiConverterLong.write(value.`stale`, buf)
+            FfiConverterLong.write(value.`duplicate`, buf)
+            FfiConverterMapStringLong.write(value.`rejected`, buf)
+            FfiConverterOptionalLong.write(value.`oldestPendingMs`, buf)
+            FfiConverterLong.write(value.`booked`, buf)
+    }
+}
+
+
+
+/**
  * Filter of `GET /openapi/v1/merchant-payments`: at least one of `external_reference` and
  * `order_no` (both must match when both are given).
  */
@@ -7483,6 +8470,79 @@ public object FfiConverterTypeRateLimits: FfiConverterRustBuffer<RateLimits> {
 
 
 /**
+ * What `receive` did, with the HTTP answer to give the service: answer `status` (and `body`).
+ */
+data class Receipt (
+    /**
+     * The HTTP status to answer: 200 when stored (or already stored), 400 for a delivery that
+     * failed verification, 503 when the store could not commit.
+     */
+    var `status`: kotlin.Int
+    , 
+    /**
+     * What happened.
+     */
+    var `outcome`: ReceiptOutcome
+    , 
+    /**
+     * The notification `id`, once verified.
+     */
+    var `id`: kotlin.String?
+    , 
+    /**
+     * The reason of a refusal (the webhook error code, e.g. `signature_mismatch`) or of a
+     * store failure.
+     */
+    var `reason`: kotlin.String?
+    , 
+    /**
+     * The answer body (small JSON; the service ignores it).
+     */
+    var `body`: kotlin.String
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReceipt: FfiConverterRustBuffer<Receipt> {
+    override fun read(buf: ByteBuffer): Receipt {
+        return Receipt(
+            FfiConverterInt.read(buf),
+            FfiConverterTypeReceiptOutcome.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterOptionalString.read(buf),
+            FfiConverterString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Receipt) = (
+            FfiConverterInt.allocationSize(value.`status`) +
+            FfiConverterTypeReceiptOutcome.allocationSize(value.`outcome`) +
+            FfiConverterOptionalString.allocationSize(value.`id`) +
+            FfiConverterOptionalString.allocationSize(value.`reason`) +
+            FfiConverterString.allocationSize(value.`body`)
+    )
+
+    override fun write(value: Receipt, buf: ByteBuffer) {
+            FfiConverterInt.write(value.`status`, buf)
+            FfiConverterTypeReceiptOutcome.write(value.`outcome`, buf)
+            FfiConverterOptionalString.write(value.`id`, buf)
+            FfiConverterOptionalString.write(value.`reason`, buf)
+            FfiConverterString.write(value.`body`, buf)
+    }
+}
+
+
+
+/**
  * Where a run stopped: pass it as `ReconcileOptions.cursor` to continue after that record.
  */
 data class ReconcileCursor (
@@ -8240,6 +9300,93 @@ public object FfiConverterTypeStoredWindow: FfiConverterRustBuffer<StoredWindow>
             FfiConverterTypeLimitClass.write(value.`limitClass`, buf)
             FfiConverterInt.write(value.`inWindow`, buf)
             FfiConverterOptionalLong.write(value.`pausedForMs`, buf)
+    }
+}
+
+
+
+/**
+ * A payment's watermark as the inbox holds it (the shop's local record for the reconciler).
+ */
+data class Watermark (
+    /**
+     * Payment number.
+     */
+    var `orderNo`: kotlin.String
+    , 
+    /**
+     * Business reference.
+     */
+    var `externalReference`: kotlin.String
+    , 
+    /**
+     * The highest `status_version` received.
+     */
+    var `statusVersion`: kotlin.Long
+    , 
+    /**
+     * The status at that version.
+     */
+    var `status`: MerchantPaymentStatus
+    , 
+    /**
+     * Amount in minor units.
+     */
+    var `amountMinor`: kotlin.Long
+    , 
+    /**
+     * Currency.
+     */
+    var `currency`: kotlin.String
+    , 
+    /**
+     * The payment event booked for it, if any.
+     */
+    var `bookedEventId`: kotlin.String?
+    
+){
+    
+
+    
+
+    
+    companion object
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeWatermark: FfiConverterRustBuffer<Watermark> {
+    override fun read(buf: ByteBuffer): Watermark {
+        return Watermark(
+            FfiConverterString.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterTypeMerchantPaymentStatus.read(buf),
+            FfiConverterLong.read(buf),
+            FfiConverterString.read(buf),
+            FfiConverterOptionalString.read(buf),
+        )
+    }
+
+    override fun allocationSize(value: Watermark) = (
+            FfiConverterString.allocationSize(value.`orderNo`) +
+            FfiConverterString.allocationSize(value.`externalReference`) +
+            FfiConverterLong.allocationSize(value.`statusVersion`) +
+            FfiConverterTypeMerchantPaymentStatus.allocationSize(value.`status`) +
+            FfiConverterLong.allocationSize(value.`amountMinor`) +
+            FfiConverterString.allocationSize(value.`currency`) +
+            FfiConverterOptionalString.allocationSize(value.`bookedEventId`)
+    )
+
+    override fun write(value: Watermark, buf: ByteBuffer) {
+            FfiConverterString.write(value.`orderNo`, buf)
+            FfiConverterString.write(value.`externalReference`, buf)
+            FfiConverterLong.write(value.`statusVersion`, buf)
+            FfiConverterTypeMerchantPaymentStatus.write(value.`status`, buf)
+            FfiConverterLong.write(value.`amountMinor`, buf)
+            FfiConverterString.write(value.`currency`, buf)
+            FfiConverterOptionalString.write(value.`bookedEventId`, buf)
     }
 }
 
@@ -9059,6 +10206,203 @@ public object FfiConverterTypeErrorCode : FfiConverterRustBuffer<ErrorCode>{
 }
 
 
+
+
+
+/**
+ * Where an event came from.
+ */
+
+enum class EventSource {
+    
+    /**
+     * A verified status notification.
+     */
+    NOTIFICATION,
+    /**
+     * A payment the reconciler found and `enterReconciled` entered.
+     */
+    RECONCILIATION;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeEventSource: FfiConverterRustBuffer<EventSource> {
+    override fun read(buf: ByteBuffer) = try {
+        EventSource.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: EventSource) = 4UL
+
+    override fun write(value: EventSource, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
+    }
+}
+
+
+
+
+
+
+
+/**
+ * Failures of the inbox's own operations (Kotlin `InboxException.LeaseLost`, ...). A delivery
+ * that fails verification is not an error: `receive` answers it with a `Receipt`.
+ */
+sealed class InboxException: kotlin.Exception() {
+    
+    /**
+     * The configuration is wrong (URL, secrets, a negative number).
+     */
+    class Config(
+        
+        /**
+         * What is wrong.
+         */
+        val `detail`: kotlin.String
+        ) : InboxException() {
+        override val message
+            get() = "detail=${ `detail` }"
+    }
+    
+    /**
+     * The database failed (unreachable, locked past the timeout, a constraint).
+     */
+    class Store(
+        
+        /**
+         * What failed.
+         */
+        val `detail`: kotlin.String
+        ) : InboxException() {
+        override val message
+            get() = "detail=${ `detail` }"
+    }
+    
+    /**
+     * The event's lease ran out and another worker claimed it: do not book it here (roll back
+     * what the handler did).
+     */
+    class LeaseLost(
+        
+        /**
+         * The event id.
+         */
+        val `id`: kotlin.String
+        ) : InboxException() {
+        override val message
+            get() = "id=${ `id` }"
+    }
+    
+    /**
+     * No such event.
+     */
+    class NotFound(
+        
+        /**
+         * The event id.
+         */
+        val `id`: kotlin.String
+        ) : InboxException() {
+        override val message
+            get() = "id=${ `id` }"
+    }
+    
+
+    
+
+
+    companion object ErrorHandler : UniffiRustCallStatusErrorHandler<InboxException> {
+        override fun lift(error_buf: RustBuffer.ByValue): InboxException = FfiConverterTypeInboxError.lift(error_buf)
+    }
+
+    
+}
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeInboxError : FfiConverterRustBuffer<InboxException> {
+    override fun read(buf: ByteBuffer): InboxException {
+        
+
+        return when(buf.getInt()) {
+            1 -> InboxException.Config(
+                FfiConverterString.read(buf),
+                )
+            2 -> InboxException.Store(
+                FfiConverterString.read(buf),
+                )
+            3 -> InboxException.LeaseLost(
+                FfiConverterString.read(buf),
+                )
+            4 -> InboxException.NotFound(
+                FfiConverterString.read(buf),
+                )
+            else -> throw RuntimeException("invalid error enum value, something is very wrong!!")
+        }
+    }
+
+    override fun allocationSize(value: InboxException): ULong {
+        return when(value) {
+            is InboxException.Config -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is InboxException.Store -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`detail`)
+            )
+            is InboxException.LeaseLost -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`id`)
+            )
+            is InboxException.NotFound -> (
+                // Add the size for the Int that specifies the variant plus the size needed for all fields
+                4UL
+                + FfiConverterString.allocationSize(value.`id`)
+            )
+        }
+    }
+
+    override fun write(value: InboxException, buf: ByteBuffer) {
+        when(value) {
+            is InboxException.Config -> {
+                buf.putInt(1)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is InboxException.Store -> {
+                buf.putInt(2)
+                FfiConverterString.write(value.`detail`, buf)
+                Unit
+            }
+            is InboxException.LeaseLost -> {
+                buf.putInt(3)
+                FfiConverterString.write(value.`id`, buf)
+                Unit
+            }
+            is InboxException.NotFound -> {
+                buf.putInt(4)
+                FfiConverterString.write(value.`id`, buf)
+                Unit
+            }
+        }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+
+}
 
 
 
@@ -10163,6 +11507,62 @@ public object FfiConverterTypePaymentWaitOutcome : FfiConverterRustBuffer<Paymen
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
+    }
+}
+
+
+
+
+
+/**
+ * What one delivery did.
+ */
+
+enum class ReceiptOutcome {
+    
+    /**
+     * Verified and stored; it will be handed to a worker.
+     */
+    STORED,
+    /**
+     * Verified and stored, but its version is not above the payment's watermark: kept as
+     * stale, never handed out.
+     */
+    STALE,
+    /**
+     * This notification `id` was stored before: acknowledged, stored once.
+     */
+    DUPLICATE,
+    /**
+     * Verification failed (signature, timestamp, headers, body): counted, not stored.
+     */
+    REJECTED,
+    /**
+     * The store could not commit: not acknowledged (503), the service delivers again.
+     */
+    STORE_FAILED;
+
+    
+
+
+    companion object
+}
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterTypeReceiptOutcome: FfiConverterRustBuffer<ReceiptOutcome> {
+    override fun read(buf: ByteBuffer) = try {
+        ReceiptOutcome.values()[buf.getInt() - 1]
+    } catch (e: IndexOutOfBoundsException) {
+        throw RuntimeException("invalid enum value, something is very wrong!!", e)
+    }
+
+    override fun allocationSize(value: ReceiptOutcome) = 4UL
+
+    override fun write(value: ReceiptOutcome, buf: ByteBuffer) {
+        buf.putInt(value.ordinal + 1)
     }
 }
 
@@ -12335,6 +13735,34 @@ public object FfiConverterSequenceTypeDeliveryRecord: FfiConverterRustBuffer<Lis
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypeInboxEvent: FfiConverterRustBuffer<List<InboxEvent>> {
+    override fun read(buf: ByteBuffer): List<InboxEvent> {
+        val len = buf.getInt()
+        return List<InboxEvent>(len) {
+            FfiConverterTypeInboxEvent.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<InboxEvent>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeInboxEvent.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<InboxEvent>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeInboxEvent.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterSequenceTypeLocalRecord: FfiConverterRustBuffer<List<LocalRecord>> {
     override fun read(buf: ByteBuffer): List<LocalRecord> {
         val len = buf.getInt()
@@ -12503,6 +13931,34 @@ public object FfiConverterSequenceTypeStoredWindow: FfiConverterRustBuffer<List<
 /**
  * @suppress
  */
+public object FfiConverterSequenceTypeWatermark: FfiConverterRustBuffer<List<Watermark>> {
+    override fun read(buf: ByteBuffer): List<Watermark> {
+        val len = buf.getInt()
+        return List<Watermark>(len) {
+            FfiConverterTypeWatermark.read(buf)
+        }
+    }
+
+    override fun allocationSize(value: List<Watermark>): ULong {
+        val sizeForLength = 4UL
+        val sizeForItems = value.map { FfiConverterTypeWatermark.allocationSize(it) }.sum()
+        return sizeForLength + sizeForItems
+    }
+
+    override fun write(value: List<Watermark>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        value.iterator().forEach {
+            FfiConverterTypeWatermark.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
 public object FfiConverterSequenceTypeJsonValue: FfiConverterRustBuffer<List<JsonValue>> {
     override fun read(buf: ByteBuffer): List<JsonValue> {
         val len = buf.getInt()
@@ -12521,6 +13977,45 @@ public object FfiConverterSequenceTypeJsonValue: FfiConverterRustBuffer<List<Jso
         buf.putInt(value.size)
         value.iterator().forEach {
             FfiConverterTypeJsonValue.write(it, buf)
+        }
+    }
+}
+
+
+
+
+/**
+ * @suppress
+ */
+public object FfiConverterMapStringLong: FfiConverterRustBuffer<Map<kotlin.String, kotlin.Long>> {
+    override fun read(buf: ByteBuffer): Map<kotlin.String, kotlin.Long> {
+        val len = buf.getInt()
+        return buildMap<kotlin.String, kotlin.Long>(len) {
+            repeat(len) {
+                val k = FfiConverterString.read(buf)
+                val v = FfiConverterLong.read(buf)
+                this[k] = v
+            }
+        }
+    }
+
+    override fun allocationSize(value: Map<kotlin.String, kotlin.Long>): ULong {
+        val spaceForMapSize = 4UL
+        val spaceForChildren = value.map { (k, v) ->
+            FfiConverterString.allocationSize(k) +
+            FfiConverterLong.allocationSize(v)
+        }.sum()
+        return spaceForMapSize + spaceForChildren
+    }
+
+    override fun write(value: Map<kotlin.String, kotlin.Long>, buf: ByteBuffer) {
+        buf.putInt(value.size)
+        // The parens on `(k, v)` here ensure we're calling the right method,
+        // which is important for compatibility with older android devices.
+        // Ref https://blog.danlew.net/2017/03/16/kotlin-puzzler-whose-line-is-it-anyways/
+        value.forEach { (k, v) ->
+            FfiConverterString.write(k, buf)
+            FfiConverterLong.write(v, buf)
         }
     }
 }
