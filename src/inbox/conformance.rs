@@ -542,6 +542,20 @@ async fn refund_and_paid_duplicate(backend: &Backend) {
     assert!(inbox.claim(5, LONG).await.expect("claim").is_empty());
     let s = status(&inbox).await;
     assert_eq!((s.duplicate, s.booked, s.pending), (1, 2, 0), "{s:?}");
+
+    // Paid, then refunded, both stored before any worker: the paid event is superseded, and
+    // the refund is the first event handed out with the payment event, so it carries `book`
+    // (the payment is booked once, then reversed), never skipped.
+    deliver(&inbox, "t-2", "T", "paid", 2, Some("ET")).await;
+    deliver(&inbox, "t-3", "T", "refunded", 3, Some("ET")).await;
+    let e = inbox.claim(5, LONG).await.expect("claim");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(
+        (e[0].id.as_str(), e[0].status.clone(), e[0].book),
+        ("t-3", MerchantPaymentStatus::Refunded, true)
+    );
+    inbox.complete(&e[0]).await.expect("complete");
+    assert_eq!(status(&inbox).await.booked, 3);
 }
 
 /// Leases: an abandoned claim is taken again after its lease, and the first claimant's

@@ -111,8 +111,10 @@ pub struct InboxEvent {
     pub currency: String,
     /// Whether the channel is a test channel.
     pub test_mode: bool,
-    /// `true` exactly once per payment event: a `paid` event whose `event_id` is not booked
-    /// yet. Book the payment now; completing the event records the booking.
+    /// `true` exactly once per payment event: the first event handed out that carries a
+    /// not-yet-booked `event_id` — normally the `paid` one; `refunded` or `chargeback` when the
+    /// service moved on before a worker took the `paid` event (book the payment, then apply the
+    /// reversal). Completing the event records the booking.
     pub book: bool,
     /// Where the event came from.
     pub source: EventSource,
@@ -421,7 +423,9 @@ impl Inbox {
         signature: Option<&str>,
         body: &[u8],
     ) -> Receipt {
-        let verified = self.verifier.verify_raw(event_id, timestamp, signature, body);
+        let verified = self
+            .verifier
+            .verify_raw(event_id, timestamp, signature, body);
         self.receive_verified(verified, body).await
     }
 

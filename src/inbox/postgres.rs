@@ -346,8 +346,9 @@ const WAITING: &str = "(state = 'pending' OR (state = 'claimed' AND lease_until 
 /// rows under its receivers' lock, taken if free). "A lower version must
 /// not overwrite a higher one": an event below its payment's watermark becomes `stale`. "Book
 /// payments idempotently by `data.event_id`": a `paid` event whose `event_id` is booked becomes
-/// a `duplicate` without being handed out (unless replayed), and `book` is set only for a
-/// `paid` event not booked yet.
+/// a `duplicate` without being handed out (unless replayed), and `book` is set for the first
+/// event handed out that carries a not-yet-booked `event_id` (paid, or refunded or chargeback
+/// when the paid event was superseded before a worker took it).
 async fn claim_tx(
     tx: &Transaction<'_>,
     n: u32,
@@ -394,7 +395,9 @@ async fn claim_tx(
         let event_id: Option<String> = row.try_get(4)?;
         let watermark: i64 = row.try_get(5)?;
         let replayed: bool = row.try_get(6)?;
-        let booked = status == "paid" && event_id.is_some() && row.try_get::<_, bool>(7)?;
+        // Any state carrying an `event_id` (paid, and refunded or chargeback after it) is a
+        // confirmed payment event: booked once, whichever state the app first sees.
+        let booked = event_id.is_some() && row.try_get::<_, bool>(7)?;
         let stale = !replayed && version < watermark;
         if !stale && busy.contains(&order_no) {
             continue;
@@ -421,7 +424,7 @@ async fn claim_tx(
             .await?;
             continue;
         }
-        if booked && !replayed {
+        if booked && !replayed && status == "paid" {
             // The payment event reached the app under another id: once is enough.
             tx.execute(
                 &format!(
@@ -433,7 +436,7 @@ async fn claim_tx(
             .await?;
             continue;
         }
-        let book = status == "paid" && event_id.is_some() && !booked;
+        let book = event_id.is_some() && !booked;
         let taken = tx
             .query_opt(
                 &format!(

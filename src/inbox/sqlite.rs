@@ -264,8 +264,10 @@ impl InboxStore for SqliteInbox {
                 if busy.contains(&order_no) {
                     continue;
                 }
-                let booked = match (&event_id, status.as_str()) {
-                    (Some(event_id), "paid") => tx
+                // Any state carrying an `event_id` (paid, and refunded or chargeback after it)
+                // is a confirmed payment event: booked once, whichever state the app first sees.
+                let booked = match &event_id {
+                    Some(event_id) => tx
                         .query_row(
                             "SELECT 1 FROM storefront_inbox_bookings WHERE event_id = ?1",
                             params![event_id],
@@ -275,7 +277,7 @@ impl InboxStore for SqliteInbox {
                         .is_some(),
                     _ => false,
                 };
-                if booked && replayed == 0 {
+                if booked && replayed == 0 && status == "paid" {
                     // The payment event reached the app under another id: once is enough.
                     tx.execute(
                         "UPDATE storefront_inbox_events SET state = 'duplicate', finished_at = ?1,
@@ -284,7 +286,7 @@ impl InboxStore for SqliteInbox {
                     )?;
                     continue;
                 }
-                let book = status == "paid" && event_id.is_some() && !booked;
+                let book = event_id.is_some() && !booked;
                 tx.execute(
                     "UPDATE storefront_inbox_events SET state = 'claimed', claim = ?1,
                        lease_until = ?2, attempts = attempts + 1, book = ?3 WHERE id = ?4",
