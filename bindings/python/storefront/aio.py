@@ -59,7 +59,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .reconcile import OptionsLike, ReconcileReport, RecordLike
 
-__all__ = ["AsyncClient", "AsyncUserSession"]
+from .inbox import AsyncInbox  # noqa: E402 - the inbox's asyncio face lives with the inbox
+
+__all__ = ["AsyncClient", "AsyncInbox", "AsyncUserSession"]
 
 
 class AsyncClient:

@@ -186,6 +186,30 @@ class ExpectationMismatchError(StorefrontError):
     currency, precision or ``test_mode``): do not book it."""
 
 
+class InboxError(StorefrontError):
+    """A failure of the webhook inbox's own operations (not of a delivery:
+    :meth:`storefront.Inbox.receive` answers those with a status and a receipt)."""
+
+
+class InboxStoreError(InboxError):
+    """``SF_RESULT_INBOX_STORE``: the inbox's database failed (unreachable, locked past the
+    timeout, a constraint); nothing was changed, try again."""
+
+
+class LeaseLostError(InboxError):
+    """``SF_RESULT_INBOX_LEASE_LOST``: the event's lease ran out and another worker claimed it.
+    Do not book it here: roll back what the handler did (``complete_in`` raises it before
+    anything commits, so the caller's ``with conn:`` rolls the booking back)."""
+
+
+#: Short name of :class:`LeaseLostError`.
+LeaseLost = LeaseLostError
+
+
+class InboxNotFoundError(InboxError, LookupError):
+    """``SF_RESULT_INBOX_NOT_FOUND``: no inbox event has this id."""
+
+
 # sf_result number -> exception class; numbers are the ABI's (include/storefront.h).
 RESULT_CLASSES: Dict[int, Type[StorefrontError]] = {
     1: NullArgumentError,
@@ -222,6 +246,9 @@ RESULT_CLASSES: Dict[int, Type[StorefrontError]] = {
     405: ExpectationMismatchError,
     406: TokenProviderError,
     407: CallCancelledError,
+    500: InboxStoreError,
+    501: LeaseLostError,
+    502: InboxNotFoundError,
 }
 
 
