@@ -11,6 +11,7 @@ use super::catalog::*;
 use super::client::*;
 use super::collection::*;
 use super::error::*;
+use super::inbox::*;
 use super::io::{MAX_INPUT_BYTES, sf_string_free};
 use super::result::sf_result;
 use super::webhook::*;
@@ -108,6 +109,7 @@ pub(super) fn take(text: *mut c_char) -> serde_json::Value {
 enum Kind {
     Client,
     Verifier,
+    Inbox,
     /// Required string.
     Str,
     /// String where NULL means absent.
@@ -171,6 +173,7 @@ fn exports() -> Vec<Export> {
     const CREATE: &str = r#"{"external_reference":"R1","amount_minor":1250,"currency":"USD"}"#;
     const VERIFY: &[Kind] = &[Verifier, OptStr, OptStr, OptStr, Bytes, Len, Out];
     const VERIFY_BODY: &[Kind] = &[Verifier, OptStr, OptStr, OptStr, Bytes, Len];
+    const SECRETS: &str = r#"["whsec_0123456789abcdef0123456789abcdef"]"#;
     vec![
         ex("sf_client_new", &[Json, Out], &["CONFIG"], |a, e| unsafe {
             sf_client_new(p(a[0]), m(a[1]), e)
@@ -186,6 +189,12 @@ fn exports() -> Vec<Export> {
             &[Client, Out],
             &[],
             |a, e| unsafe { sf_client_authenticate(p(a[0]), m(a[1]), e) },
+        ),
+        ex(
+            "sf_client_shared_state",
+            &[Client, Out],
+            &[],
+            |a, e| unsafe { sf_client_shared_state(p(a[0]), m(a[1]), e) },
         ),
         ex(
             "sf_merchant_profile_get",
@@ -347,6 +356,88 @@ fn exports() -> Vec<Export> {
             |a, e| unsafe { sf_webhook_sign(p(a[0]), 0, p(a[1]), a[2], m(a[3]), e) },
         ),
         ex(
+            "sf_inbox_open",
+            &[Str, Json, OptJson, Out],
+            &[SECRETS, "{}"],
+            |a, e| unsafe { sf_inbox_open(p(a[0]), p(a[1]), p(a[2]), m(a[3]), e) },
+        ),
+        ex(
+            "sf_inbox_receive",
+            &[Inbox, OptStr, OptStr, OptStr, Bytes, Len, Out, Out],
+            &[],
+            |a, e| unsafe {
+                sf_inbox_receive(
+                    p(a[0]),
+                    p(a[1]),
+                    p(a[2]),
+                    p(a[3]),
+                    p(a[4]),
+                    a[5],
+                    m(a[6]),
+                    m(a[7]),
+                    e,
+                )
+            },
+        ),
+        ex(
+            "sf_inbox_receive_at",
+            &[Inbox, OptStr, OptStr, OptStr, Bytes, Len, Out, Out],
+            &[],
+            |a, e| unsafe {
+                sf_inbox_receive_at(
+                    p(a[0]),
+                    0,
+                    p(a[1]),
+                    p(a[2]),
+                    p(a[3]),
+                    p(a[4]),
+                    a[5],
+                    m(a[6]),
+                    m(a[7]),
+                    e,
+                )
+            },
+        ),
+        ex("sf_inbox_claim", &[Inbox, Out], &[], |a, e| unsafe {
+            sf_inbox_claim(p(a[0]), 1, 1000, m(a[1]), e)
+        }),
+        ex(
+            "sf_inbox_complete",
+            &[Inbox, Str, Str],
+            &[],
+            |a, e| unsafe { sf_inbox_complete(p(a[0]), p(a[1]), p(a[2]), e) },
+        ),
+        ex("sf_inbox_release", &[Inbox, Str, Str], &[], |a, e| unsafe {
+            sf_inbox_release(p(a[0]), p(a[1]), p(a[2]), e)
+        }),
+        ex("sf_inbox_status", &[Inbox, Out], &[], |a, e| unsafe {
+            sf_inbox_status(p(a[0]), m(a[1]), e)
+        }),
+        ex("sf_inbox_purge", &[Inbox, Out], &[], |a, e| unsafe {
+            sf_inbox_purge(p(a[0]), 1000, m(a[1]), e)
+        }),
+        ex(
+            "sf_inbox_replay",
+            &[Inbox, Json, Out],
+            &[r#"{"event":"n-1"}"#],
+            |a, e| unsafe { sf_inbox_replay(p(a[0]), p(a[1]), m(a[2]), e) },
+        ),
+        ex(
+            "sf_inbox_completion_sql",
+            &[Inbox, Out],
+            &[],
+            |a, e| unsafe { sf_inbox_completion_sql(p(a[0]), m(a[1]), e) },
+        ),
+        ex(
+            "sf_inbox_enter_reconciled",
+            &[Inbox, Json, Out],
+            &[PAYMENT],
+            |a, e| unsafe { sf_inbox_enter_reconciled(p(a[0]), p(a[1]), m(a[2]), e) },
+        ),
+        ex("sf_inbox_watermarks", &[Inbox, Out], &[], |a, e| unsafe {
+            sf_inbox_watermarks(p(a[0]), m(a[1]), e)
+        }),
+        ex(
             "sf_payment_expectation_check",
             &[Json, Json],
             &[PAYMENT, EXPECTATION],
@@ -360,6 +451,7 @@ fn exports() -> Vec<Export> {
 struct Good {
     client: *mut sf_client,
     verifier: *mut sf_webhook_verifier,
+    inbox: *mut sf_inbox,
     text: CString,
     config: CString,
     bytes: Vec<u8>,
@@ -385,9 +477,27 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
         unsafe { sf_webhook_verifier_new(secrets.as_ptr(), &mut verifier, ptr::null_mut()) },
         sf_result::Ok
     );
+    // An inbox on a file in a directory of its own (the bad-input calls never reach it).
+    let dir = std::env::temp_dir().join(format!("sf-abi-inbox-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = CString::new(format!("sqlite://{}", dir.join("inbox.db").display())).unwrap();
+    let mut inbox = ptr::null_mut();
+    assert_eq!(
+        unsafe {
+            sf_inbox_open(
+                url.as_ptr(),
+                secrets.as_ptr(),
+                ptr::null(),
+                &mut inbox,
+                ptr::null_mut(),
+            )
+        },
+        sf_result::Ok
+    );
     let good = Good {
         client: env.client(),
         verifier,
+        inbox,
         text: CString::new("G1001").unwrap(),
         config: env.config_json(),
         bytes: b"{}".to_vec(),
@@ -443,7 +553,7 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
             let mut variants: Vec<(usize, Option<usize>, sf_result)> = Vec::new();
             let word = |s: &CString| s.as_ptr() as usize;
             match kind {
-                Kind::Client | Kind::Verifier | Kind::Out => {
+                Kind::Client | Kind::Verifier | Kind::Inbox | Kind::Out => {
                     variants.push((0, None, sf_result::NullArgument))
                 }
                 Kind::Str | Kind::OptStr | Kind::Json | Kind::OptJson => {
@@ -492,6 +602,7 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
                         match k {
                             Kind::Client => good.client as usize,
                             Kind::Verifier => good.verifier as usize,
+                            Kind::Inbox => good.inbox as usize,
                             Kind::Str | Kind::OptStr => good.text.as_ptr() as usize,
                             Kind::Json | Kind::OptJson => good_json[json_slot(i)].as_ptr() as usize,
                             Kind::Bytes => good.bytes.as_ptr() as usize,
@@ -532,5 +643,7 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
     unsafe {
         sf_client_free(good.client);
         sf_webhook_verifier_free(good.verifier);
+        sf_inbox_free(good.inbox);
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
