@@ -47,6 +47,9 @@ class StorefrontException extends \RuntimeException
         405 => ExpectationMismatchException::class,
         406 => TokenProviderException::class,
         407 => CancelledException::class,
+        500 => InboxStoreException::class,
+        501 => InboxLeaseLostException::class,
+        502 => InboxNotFoundException::class,
     ];
 
     /** @var array<string, mixed> */
