@@ -33,7 +33,7 @@ final class HeaderTest extends TestCase
             array_diff(array_unique($declared[1]), [...$accessors, ...$decoding, 'sf_log_set_callback']),
             fn ($name) => strncmp($name, 'sf_cancel_', 10) !== 0
         ));
-        $used = array_unique(array_filter($used[1], fn ($name) => !in_array($name, ['sf_error', 'sf_client', 'sf_webhook_verifier', 'sf_result', 'sf_version_decision', 'sf_cancel_token', 'sf_log_callback'], true)));
+        $used = array_unique(array_filter($used[1], fn ($name) => !in_array($name, ['sf_error', 'sf_client', 'sf_inbox', 'sf_webhook_verifier', 'sf_result', 'sf_version_decision', 'sf_cancel_token', 'sf_log_callback'], true)));
         sort($declared);
         sort($used);
         $this->assertSame($declared, array_values($used));
