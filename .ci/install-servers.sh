@@ -9,7 +9,7 @@
 # install (policy-rc.d), and any such process that still appears is stopped by its pid.
 set -euo pipefail
 
-packages=(redis-server postgresql php-fpm libfcgi-bin sqlite3 php-sqlite3 php-cli)
+packages=(redis-server postgresql php-fpm libfcgi-bin sqlite3 php-sqlite3 php-cli libsqlite3-dev pkg-config)
 
 missing=()
 command -v redis-server >/dev/null && command -v redis-cli >/dev/null || missing+=(redis)
@@ -19,6 +19,9 @@ command -v psql >/dev/null || missing+=(psql)
 compgen -G '/usr/sbin/php-fpm*' >/dev/null || missing+=(php-fpm)
 command -v cgi-fcgi >/dev/null || missing+=(cgi-fcgi)
 command -v sqlite3 >/dev/null || missing+=(sqlite3)
+# The server library links the system's libsqlite3 (one SQLite per process, shared with the
+# app's own driver): building it needs the development files and pkg-config.
+pkg-config --exists sqlite3 2>/dev/null || missing+=(libsqlite3-dev)
 if ! command -v php >/dev/null; then
   missing+=(php)
 elif ! php -m 2>/dev/null | grep -qi '^pdo_sqlite$'; then
@@ -31,7 +34,7 @@ if ! command -v python3 >/dev/null; then
 fi
 
 if [[ ${#missing[@]} -eq 0 ]]; then
-  echo "install-servers: redis, postgresql, php-fpm, cgi-fcgi, sqlite3 and pdo_sqlite are installed"
+  echo "install-servers: redis, postgresql, php-fpm, cgi-fcgi, sqlite3, libsqlite3-dev and pdo_sqlite are installed"
   exit 0
 fi
 echo "install-servers: missing ${missing[*]}; installing ${packages[*]}"

@@ -41,7 +41,9 @@ done
 
 rm -rf "$out"
 mkdir -p "$out"
-auditwheel repair --wheel-dir "$out" "$wheel" >"$work/repair.log" 2>&1 \
+# libsqlite3 stays the system's (the one Python's own sqlite3 module loads): a second, vendored
+# copy in the same process would not lock against the app's sqlite3 connections.
+auditwheel repair --exclude libsqlite3.so.0 --wheel-dir "$out" "$wheel" >"$work/repair.log" 2>&1 \
   || { cat "$work/repair.log" >&2; exit 1; }
 cp "$sdist" "$out/"
 

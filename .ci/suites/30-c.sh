@@ -5,6 +5,8 @@
 # standalone sandbox under valgrind with no leak and no memory error. The debug library built here is reused by the Python and PHP suites.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The server library links the system SQLite; the store and inbox tests use real servers.
+bash .ci/install-servers.sh
 missing=()
 for tool in gcc valgrind pkg-config; do
   command -v "$tool" >/dev/null || missing+=("$tool")

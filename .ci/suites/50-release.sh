@@ -6,6 +6,8 @@
 # Rust toolchain on the path (.ci/install-tests/run), and used against a standalone sandbox.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+# The server library links the system SQLite; the store and inbox tests use real servers.
+bash .ci/install-servers.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bash .ci/release "$work/dist"

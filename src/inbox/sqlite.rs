@@ -141,11 +141,13 @@ impl InboxStore for SqliteInbox {
                 .optional()?;
             let version = int(e.status_version);
             let stale = watermark.is_some_and(|w| version <= w);
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO storefront_inbox_events (id, source, order_no, external_reference,
                    status, status_version, event_id, amount_minor, currency, test_mode, body,
                    state, received_at, finished_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+            )?
+            .execute(
                 params![
                     e.id,
                     e.source.as_str(),
@@ -166,12 +168,14 @@ impl InboxStore for SqliteInbox {
             if stale {
                 return Ok(Inserted::Stale);
             }
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO storefront_inbox_watermarks (order_no, external_reference, status,
                    status_version, amount_minor, currency, updated_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
                  ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
                    status_version = excluded.status_version, updated_at = excluded.updated_at",
+            )?
+            .execute(
                 params![
                     e.order_no,
                     e.external_reference,
@@ -183,9 +187,11 @@ impl InboxStore for SqliteInbox {
                 ],
             )?;
             // A waiting event of the same payment is superseded: the app only moves forward.
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE storefront_inbox_events SET state = 'stale', finished_at = ?1
                  WHERE order_no = ?2 AND state = 'pending' AND replayed = 0 AND status_version < ?3",
+            )?
+            .execute(
                 params![now, e.order_no, version],
             )?;
             Ok(Inserted::Stored)
@@ -195,11 +201,11 @@ impl InboxStore for SqliteInbox {
     fn reject<'a>(&'a self, reason: &'a str) -> InboxFuture<'a, ()> {
         let reason = reason.to_owned();
         self.run(move |tx, _| {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO storefront_inbox_rejections (reason, count) VALUES (?1, 1)
                  ON CONFLICT (reason) DO UPDATE SET count = count + 1",
-                params![reason],
-            )?;
+            )?
+            .execute(params![reason])?;
             Ok(())
         })
     }
@@ -254,11 +260,11 @@ impl InboxStore for SqliteInbox {
                 }
                 if replayed == 0 && version < watermark {
                     // A newer state of the payment arrived: this one is never handed out.
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE storefront_inbox_events SET state = 'stale', finished_at = ?1,
                            claim = NULL, lease_until = NULL WHERE id = ?2",
-                        params![now, id],
-                    )?;
+                    )?
+                    .execute(params![now, id])?;
                     continue;
                 }
                 if busy.contains(&order_no) {
@@ -279,19 +285,19 @@ impl InboxStore for SqliteInbox {
                 };
                 if booked && replayed == 0 && status == "paid" {
                     // The payment event reached the app under another id: once is enough.
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE storefront_inbox_events SET state = 'duplicate', finished_at = ?1,
                            claim = NULL, lease_until = NULL WHERE id = ?2",
-                        params![now, id],
-                    )?;
+                    )?
+                    .execute(params![now, id])?;
                     continue;
                 }
                 let book = event_id.is_some() && !booked;
-                tx.execute(
+                tx.prepare_cached(
                     "UPDATE storefront_inbox_events SET state = 'claimed', claim = ?1,
                        lease_until = ?2, attempts = attempts + 1, book = ?3 WHERE id = ?4",
-                    params![claim, lease_until, book, id],
-                )?;
+                )?
+                .execute(params![claim, lease_until, book, id])?;
                 busy.insert(order_no);
                 taken.push(id);
             }
@@ -331,21 +337,22 @@ impl InboxStore for SqliteInbox {
     fn complete<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()> {
         let (id, claim) = (id.to_owned(), claim.to_owned());
         self.run(move |tx, now| {
-            let changed = tx.execute(
-                "UPDATE storefront_inbox_events SET state = 'completed', finished_at = ?1
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE storefront_inbox_events SET state = 'completed', finished_at = ?1
                  WHERE id = ?2 AND claim = ?3 AND state = 'claimed'",
-                params![now, id, claim],
-            )?;
+                )?
+                .execute(params![now, id, claim])?;
             if changed != 1 {
                 return Err(lost_or_missing(tx, &id)?);
             }
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT INTO storefront_inbox_bookings (event_id, order_no, inbox_id, booked_at)
                  SELECT event_id, order_no, id, ?1 FROM storefront_inbox_events
                  WHERE id = ?2 AND book = 1 AND event_id IS NOT NULL
                  ON CONFLICT (event_id) DO NOTHING",
-                params![now, id],
-            )?;
+            )?
+            .execute(params![now, id])?;
             Ok(())
         })
     }
@@ -353,11 +360,12 @@ impl InboxStore for SqliteInbox {
     fn release<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()> {
         let (id, claim) = (id.to_owned(), claim.to_owned());
         self.run(move |tx, _| {
-            let changed = tx.execute(
-                "UPDATE storefront_inbox_events SET state = 'pending', claim = NULL,
+            let changed = tx
+                .prepare_cached(
+                    "UPDATE storefront_inbox_events SET state = 'pending', claim = NULL,
                    lease_until = NULL WHERE id = ?1 AND claim = ?2 AND state = 'claimed'",
-                params![id, claim],
-            )?;
+                )?
+                .execute(params![id, claim])?;
             if changed != 1 {
                 return Err(lost_or_missing(tx, &id)?);
             }
@@ -414,11 +422,12 @@ impl InboxStore for SqliteInbox {
     fn purge(&self, older_than_ms: u64) -> InboxFuture<'_, u64> {
         self.run(move |tx, now| {
             let before = now.saturating_sub(int(older_than_ms));
-            let n = tx.execute(
-                "DELETE FROM storefront_inbox_events
+            let n = tx
+                .prepare_cached(
+                    "DELETE FROM storefront_inbox_events
                  WHERE state IN ('completed', 'stale', 'duplicate') AND finished_at < ?1",
-                params![before],
-            )?;
+                )?
+                .execute(params![before])?;
             Ok(n as u64)
         })
     }
@@ -428,12 +437,13 @@ impl InboxStore for SqliteInbox {
         self.run(move |tx, _| {
             let n = match which {
                 Replay::Event(id) => {
-                    let n = tx.execute(
-                        "UPDATE storefront_inbox_events SET state = 'pending', replayed = 1,
+                    let n = tx
+                        .prepare_cached(
+                            "UPDATE storefront_inbox_events SET state = 'pending', replayed = 1,
                            claim = NULL, lease_until = NULL, finished_at = NULL
                          WHERE id = ?1 AND state IN ('completed', 'stale', 'duplicate')",
-                        params![id],
-                    )?;
+                        )?
+                        .execute(params![id])?;
                     if n == 0 {
                         let exists: Option<i64> = tx
                             .query_row(
@@ -448,12 +458,13 @@ impl InboxStore for SqliteInbox {
                     }
                     n
                 }
-                Replay::Received { from_ms, to_ms } => tx.execute(
-                    "UPDATE storefront_inbox_events SET state = 'pending', replayed = 1,
+                Replay::Received { from_ms, to_ms } => tx
+                    .prepare_cached(
+                        "UPDATE storefront_inbox_events SET state = 'pending', replayed = 1,
                        claim = NULL, lease_until = NULL, finished_at = NULL
                      WHERE state = 'completed' AND received_at >= ?1 AND received_at < ?2",
-                    params![from_ms, to_ms],
-                )?,
+                    )?
+                    .execute(params![from_ms, to_ms])?,
             };
             Ok(n as u64)
         })
