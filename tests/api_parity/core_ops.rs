@@ -2,7 +2,8 @@
 //! hand-kept list).
 //!
 //! Walk: from `src/lib.rs` through every `mod` item (file or inline), skipping modules under a
-//! `#[cfg]` attribute (`#[cfg(test)]` tests, the FFI layers behind their features). A type or
+//! `#[cfg]` attribute that names `test` or an FFI feature (`uniffi`, `capi`, `ffi`): the tests and the
+//! FFI layers. A module behind a backend feature (the webhook inbox, `store-*`) is core API. A type or
 //! function is public API when it is declared `pub` in a chain of `pub` modules, or named by a
 //! `pub use` of a public module (the crate root re-exports most of the API that way).
 //!
@@ -137,6 +138,21 @@ fn has_cfg(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| a.path().is_ident("cfg"))
 }
 
+/// A module under `#[cfg(...)]` naming the tests or an FFI layer's feature.
+fn skipped_module(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && {
+            let text = match &a.meta {
+                syn::Meta::List(list) => list.tokens.to_string(),
+                _ => String::new(),
+            };
+            ["test", "\"uniffi\"", "\"capi\"", "\"ffi\""]
+                .iter()
+                .any(|word| text.contains(word))
+        }
+    })
+}
+
 fn is_pub(vis: &Visibility) -> bool {
     matches!(vis, Visibility::Public(_))
 }
@@ -152,7 +168,7 @@ fn walk_items(
     for item in items {
         match item {
             Item::Mod(m) => {
-                if has_cfg(&m.attrs) {
+                if skipped_module(&m.attrs) {
                     continue;
                 }
                 let name = m.ident.to_string();

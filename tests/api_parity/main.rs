@@ -96,6 +96,7 @@ fn core_reader_applies_the_rules() {
         mod auth { pub trait Provider { fn token(&self) -> u8; } pub fn helper(x: u8) {} }
         pub use auth::Provider;
         #[cfg(feature = "ffi")] pub mod ffi { pub fn sf_call(x: u8) {} }
+        #[cfg(feature = "store-x")] pub mod inbox { pub struct Inbox; impl Inbox { pub async fn claim(&self, n: u8) {} } }
         #[cfg(test)] mod tests { impl super::Client { pub fn test_only(&self, x: u8) {} } }
     "#;
     let core = core_ops::read_source(src).expect("parse");
@@ -113,6 +114,7 @@ fn core_reader_applies_the_rules() {
             ("Client::new", "sync"),
             ("Client::try_state", "sync"),
             ("Client::user", "sync"),
+            ("Inbox::claim", "async"),
             ("Provider::token", "callback"),
             ("money::check", "sync"),
         ]
