@@ -4,7 +4,16 @@
 //! (`clock_timestamp()` in milliseconds, read once the operation's locks are held, so hosts with
 //! other clocks agree on leases and retention).
 //!
-//! Concurrency across hosts (PostgreSQL runs these transactions at READ COMMITTED):
+//! Each operation is ONE statement, so one round trip and one implicit transaction: the hot
+//! ones (insert, claim, complete, release) call PL/pgSQL functions created with the tables
+//! (`storefront_inbox_insert`, `storefront_inbox_claim`, `storefront_inbox_complete`,
+//! `storefront_inbox_release`), prepared once per connection; the others are single
+//! statements. No operation opens an explicit transaction, so concurrent operations pipeline on
+//! one connection (tokio-postgres sends a request as soon as it is made) and a few connections
+//! ([`CONNECTIONS`], used in turn) let the server run them in parallel.
+//!
+//! Concurrency across hosts (PostgreSQL runs these functions at READ COMMITTED, each statement
+//! of a function with a fresh snapshot, like the statements of a transaction):
 //! - [`InboxStore::insert`] holds a per-payment advisory lock (keyed by `order_no`) while it
 //!   reads the watermark, stores the notification (`INSERT … ON CONFLICT (id) DO NOTHING`:
 //!   "deduplicate by notification `id`" even when two receivers store one id at once) and raises
@@ -17,16 +26,18 @@
 //!   deadlock on row locks), and every state change it makes is conditional on the row still
 //!   waiting, so a late completion is never overwritten.
 //!
-//! The tables are created on first use of each connection (`CREATE TABLE IF NOT EXISTS`, under
-//! an advisory lock so that processes starting together do not collide). The connection opens on
-//! the first operation (never in [`PostgresInbox::new`]: a forked worker opens its own) and is
-//! opened again after it breaks. Errors carry the server's message, never the URL or password.
+//! The tables and functions are created on first use of each connection (`CREATE TABLE IF NOT
+//! EXISTS`, `CREATE OR REPLACE FUNCTION`, under an advisory lock so that processes starting
+//! together do not collide). A connection opens on the first operation that uses it (never in
+//! [`PostgresInbox::new`]: a forked worker opens its own) and is opened again after it breaks.
+//! Errors carry the server's message, never the URL or password.
 
-use std::collections::HashSet;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use tokio::sync::{Mutex, MutexGuard};
-use tokio_postgres::{Client, NoTls, Row, Transaction};
+use tokio::sync::Mutex;
+use tokio_postgres::{Client, NoTls, Row, Statement};
 
 use super::{
     EventSource, InboxError, InboxEvent, InboxFuture, InboxResult, InboxStatus, InboxStore,
@@ -35,8 +46,8 @@ use super::{
 use crate::secret::Secret;
 
 /// The tables (the same names and columns as [`super::sqlite::SCHEMA`]; integers are `BIGINT`,
-/// flags `BOOLEAN`), created in one transaction under an advisory lock. `seq` orders events as
-/// received.
+/// flags `BOOLEAN`) and the operations' functions, created in one transaction under an advisory
+/// lock. `seq` orders events as received.
 const SCHEMA: &str = r#"
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtextextended('storefront_inbox_schema', 0));
@@ -79,6 +90,174 @@ CREATE TABLE IF NOT EXISTS storefront_inbox_bookings (
 CREATE TABLE IF NOT EXISTS storefront_inbox_rejections (
     reason TEXT PRIMARY KEY,
     count BIGINT NOT NULL);
+
+-- "Store the notification reliably before returning", "deduplicate by notification id" (ON
+-- CONFLICT (id) DO NOTHING) and "a lower version must not overwrite a higher one": under the
+-- payment's lock, a version at or below the watermark is stored as 'stale'; a higher one raises
+-- the watermark and supersedes the payment's waiting events of lower versions.
+CREATE OR REPLACE FUNCTION storefront_inbox_insert(
+    p_id TEXT, p_source TEXT, p_order_no TEXT, p_external_reference TEXT, p_status TEXT,
+    p_status_version BIGINT, p_event_id TEXT, p_amount_minor BIGINT, p_currency TEXT,
+    p_test_mode BOOLEAN, p_body TEXT) RETURNS TEXT LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_now BIGINT;
+    v_watermark BIGINT;
+    v_stale BOOLEAN;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('storefront_inbox_order:' || p_order_no, 0));
+    v_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+    SELECT w.status_version INTO v_watermark FROM storefront_inbox_watermarks w
+        WHERE w.order_no = p_order_no;
+    v_stale := v_watermark IS NOT NULL AND p_status_version <= v_watermark;
+    INSERT INTO storefront_inbox_events (id, source, order_no, external_reference, status,
+        status_version, event_id, amount_minor, currency, test_mode, body, state, received_at,
+        finished_at)
+    VALUES (p_id, p_source, p_order_no, p_external_reference, p_status, p_status_version,
+        p_event_id, p_amount_minor, p_currency, p_test_mode, p_body,
+        CASE WHEN v_stale THEN 'stale' ELSE 'pending' END, v_now,
+        CASE WHEN v_stale THEN v_now END)
+    ON CONFLICT (id) DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN 'duplicate';
+    END IF;
+    IF v_stale THEN
+        RETURN 'stale';
+    END IF;
+    INSERT INTO storefront_inbox_watermarks (order_no, external_reference, status,
+        status_version, amount_minor, currency, updated_at)
+    VALUES (p_order_no, p_external_reference, p_status, p_status_version, p_amount_minor,
+        p_currency, v_now)
+    ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
+        status_version = excluded.status_version, updated_at = excluded.updated_at;
+    -- A waiting event of the same payment is superseded: the app only moves forward.
+    UPDATE storefront_inbox_events SET state = 'stale', finished_at = v_now
+        WHERE order_no = p_order_no AND state = 'pending' AND NOT replayed
+          AND status_version < p_status_version;
+    RETURN 'stored';
+END
+$fn$;
+
+-- Hands out up to p_n waiting events, oldest first, at most one per payment and none of a
+-- payment with an event out under a live lease, all under the claim lock (and each payment's
+-- rows under its receivers' lock, taken if free, so a receiver superseding them, which holds
+-- it, never waits on this claim's row locks while this claim waits on its own). An event below
+-- its payment's watermark becomes 'stale'; a 'paid' event whose event_id is booked becomes a
+-- 'duplicate' (unless replayed); book is set for the first event handed out that carries a
+-- not-yet-booked event_id. Every change is conditional on the row still waiting.
+CREATE OR REPLACE FUNCTION storefront_inbox_claim(p_n BIGINT, p_lease_ms BIGINT, p_claim TEXT)
+RETURNS TABLE (o_id TEXT, o_claim TEXT, o_order_no TEXT, o_external_reference TEXT,
+    o_status TEXT, o_status_version BIGINT, o_event_id TEXT, o_amount_minor BIGINT,
+    o_currency TEXT, o_test_mode BOOLEAN, o_book BOOLEAN, o_source TEXT, o_replayed BOOLEAN,
+    o_attempts BIGINT, o_body TEXT) LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_now BIGINT;
+    v_lease_until BIGINT;
+    v_busy TEXT[];
+    v_taken BIGINT := 0;
+    v_rows BIGINT;
+    v_stale BOOLEAN;
+    v_booked BOOLEAN;
+    c RECORD;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtextextended('storefront_inbox_claim', 0));
+    v_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+    v_lease_until := v_now + LEAST(GREATEST(p_lease_ms, 0), 9223372036854775807 - v_now);
+    -- Payments with an event out under a live lease wait.
+    SELECT coalesce(array_agg(DISTINCT e.order_no), '{}') INTO v_busy
+        FROM storefront_inbox_events e WHERE e.state = 'claimed' AND e.lease_until > v_now;
+    FOR c IN
+        SELECT e.id, e.order_no, e.status_version, e.status, e.event_id,
+            COALESCE(w.status_version, e.status_version) AS watermark, e.replayed,
+            EXISTS (SELECT 1 FROM storefront_inbox_bookings b WHERE b.event_id = e.event_id)
+                AS booked
+        FROM storefront_inbox_events e
+        LEFT JOIN storefront_inbox_watermarks w ON w.order_no = e.order_no
+        WHERE e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= v_now)
+        ORDER BY e.seq LIMIT p_n * 8 + 64
+    LOOP
+        EXIT WHEN v_taken >= p_n;
+        -- Any state carrying an event_id (paid, and refunded or chargeback after it) is a
+        -- confirmed payment event: booked once, whichever state the app first sees.
+        v_booked := c.event_id IS NOT NULL AND c.booked;
+        v_stale := NOT c.replayed AND c.status_version < c.watermark;
+        CONTINUE WHEN NOT v_stale AND c.order_no = ANY (v_busy);
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(
+            hashtextextended('storefront_inbox_order:' || c.order_no, 0));
+        IF v_stale THEN
+            -- A newer state of the payment arrived: this one is never handed out.
+            UPDATE storefront_inbox_events e SET state = 'stale', finished_at = v_now,
+                claim = NULL, lease_until = NULL
+            WHERE e.id = c.id
+              AND (e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= v_now));
+            CONTINUE;
+        END IF;
+        IF v_booked AND NOT c.replayed AND c.status = 'paid' THEN
+            -- The payment event reached the app under another id: once is enough.
+            UPDATE storefront_inbox_events e SET state = 'duplicate', finished_at = v_now,
+                claim = NULL, lease_until = NULL
+            WHERE e.id = c.id
+              AND (e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= v_now));
+            CONTINUE;
+        END IF;
+        RETURN QUERY
+            UPDATE storefront_inbox_events e SET state = 'claimed', claim = p_claim,
+                lease_until = v_lease_until, attempts = e.attempts + 1,
+                book = (c.event_id IS NOT NULL AND NOT v_booked)
+            WHERE e.id = c.id
+              AND (e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= v_now))
+            RETURNING e.id, e.claim, e.order_no, e.external_reference, e.status,
+                e.status_version, e.event_id, e.amount_minor, e.currency, e.test_mode, e.book,
+                e.source, e.replayed, e.attempts, e.body;
+        GET DIAGNOSTICS v_rows = ROW_COUNT;
+        -- Nothing when a receiver superseded it or its worker completed it meanwhile.
+        IF v_rows > 0 THEN
+            v_taken := v_taken + 1;
+            v_busy := v_busy || c.order_no;
+        END IF;
+    END LOOP;
+END
+$fn$;
+
+-- Marks a claimed event handled and, for a book event, records its booking once ("book
+-- payments idempotently by event_id"); a claim whose lease was lost changes nothing: 'lost',
+-- or 'missing' without such an event.
+CREATE OR REPLACE FUNCTION storefront_inbox_complete(p_id TEXT, p_claim TEXT)
+RETURNS TEXT LANGUAGE plpgsql AS $fn$
+DECLARE
+    v_now BIGINT := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+BEGIN
+    UPDATE storefront_inbox_events SET state = 'completed', finished_at = v_now
+        WHERE id = p_id AND claim = p_claim AND state = 'claimed';
+    IF NOT FOUND THEN
+        IF EXISTS (SELECT 1 FROM storefront_inbox_events WHERE id = p_id) THEN
+            RETURN 'lost';
+        END IF;
+        RETURN 'missing';
+    END IF;
+    INSERT INTO storefront_inbox_bookings (event_id, order_no, inbox_id, booked_at)
+        SELECT e.event_id, e.order_no, e.id, v_now FROM storefront_inbox_events e
+        WHERE e.id = p_id AND e.book AND e.event_id IS NOT NULL
+        ON CONFLICT (event_id) DO NOTHING;
+    RETURN 'done';
+END
+$fn$;
+
+-- Gives a claimed event back: it waits for a worker again at once ('lost' or 'missing' as for
+-- storefront_inbox_complete).
+CREATE OR REPLACE FUNCTION storefront_inbox_release(p_id TEXT, p_claim TEXT)
+RETURNS TEXT LANGUAGE plpgsql AS $fn$
+BEGIN
+    UPDATE storefront_inbox_events SET state = 'pending', claim = NULL, lease_until = NULL
+        WHERE id = p_id AND claim = p_claim AND state = 'claimed';
+    IF NOT FOUND THEN
+        IF EXISTS (SELECT 1 FROM storefront_inbox_events WHERE id = p_id) THEN
+            RETURN 'lost';
+        END IF;
+        RETURN 'missing';
+    END IF;
+    RETURN 'done';
+END
+$fn$;
 COMMIT;
 "#;
 
@@ -90,39 +269,51 @@ const COMPLETION_SQL: &str = "\
 UPDATE storefront_inbox_events SET state = 'completed', finished_at = floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE id = $1 AND claim = $2 AND state = 'claimed';
 INSERT INTO storefront_inbox_bookings (event_id, order_no, inbox_id, booked_at) SELECT event_id, order_no, id, floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint FROM storefront_inbox_events WHERE id = $1 AND claim = $2 AND book AND event_id IS NOT NULL ON CONFLICT (event_id) DO NOTHING;";
 
-/// The database's clock in milliseconds since the epoch (read after the locks are taken).
-const NOW: &str = "SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
-
-/// The lock every claim of the database holds: no event is handed to two workers, no payment
-/// has two events out at once.
-const CLAIM_LOCK: &str =
-    "SELECT pg_advisory_xact_lock(hashtextextended('storefront_inbox_claim', 0))";
-
-/// The per-payment lock a receiver holds while it stores an event and raises the watermark ("a
-/// lower version must not overwrite a higher one", also when two receivers store two versions
-/// of one payment at once).
-const ORDER_LOCK: &str =
-    "SELECT pg_advisory_xact_lock(hashtextextended('storefront_inbox_order:' || $1, 0))";
-
-/// [`ORDER_LOCK`] for a claim: taken if free, else the payment is left for the next claim.
-const ORDER_TRY_LOCK: &str =
-    "SELECT pg_try_advisory_xact_lock(hashtextextended('storefront_inbox_order:' || $1, 0))";
+/// How many connections an inbox opens at most (each on its first use, used in turn): enough
+/// for the server to run concurrent operations in parallel, each pipelining several.
+const CONNECTIONS: usize = 4;
 
 /// How long connecting may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The hot operations' statements, prepared once per connection.
+const INSERT: &str = "SELECT storefront_inbox_insert($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+const CLAIM: &str = "SELECT * FROM storefront_inbox_claim($1, $2, $3)";
+const COMPLETE: &str = "SELECT storefront_inbox_complete($1, $2)";
+const RELEASE: &str = "SELECT storefront_inbox_release($1, $2)";
+/// Counts a refused delivery per reason (never stored: only verified notifications are).
+const REJECT: &str = "INSERT INTO storefront_inbox_rejections (reason, count) VALUES ($1, 1)
+    ON CONFLICT (reason) DO UPDATE SET count = storefront_inbox_rejections.count + 1";
+
+/// The database's clock in milliseconds since the epoch, read once per statement (a CTE with a
+/// volatile function is evaluated once).
+const NOW_CTE: &str =
+    "WITH now AS (SELECT floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)";
+
+/// An open connection and its prepared statements.
+struct Conn {
+    client: Client,
+    insert: Statement,
+    claim: Statement,
+    complete: Statement,
+    release: Statement,
+    reject: Statement,
+}
 
 /// The inbox in one PostgreSQL database (many hosts).
 pub(crate) struct PostgresInbox {
     config: tokio_postgres::Config,
     /// The URL's password, removed from any error text.
     password: Option<Secret>,
-    /// The open connection (`None` before the first operation and after it broke); held for
-    /// the whole transaction of an operation.
-    client: Mutex<Option<Client>>,
+    /// The connections (`None` before their first use and after they broke); each slot is
+    /// locked only to look at it or to connect, never across an operation.
+    slots: [Mutex<Option<Arc<Conn>>>; CONNECTIONS],
+    /// The slot the next operation uses.
+    next: AtomicUsize,
 }
 
-/// Why an operation's transaction failed: the database (mapped to [`InboxError::Store`]
-/// without the password), or the inbox's own answer (lease lost, not found).
+/// Why an operation failed: the database (mapped to [`InboxError::Store`] without the
+/// password), or the inbox's own answer (lease lost, not found).
 enum Fail {
     Pg(tokio_postgres::Error),
     Inbox(InboxError),
@@ -140,25 +331,17 @@ impl From<InboxError> for Fail {
     }
 }
 
-/// The outcome of one operation's transaction.
-type TxResult<T> = Result<T, Fail>;
+/// The outcome of one operation.
+type OpResult<T> = Result<T, Fail>;
 
-/// Runs `$op(&tx, args…)` in one transaction on the (re)opened connection and commits: "store
-/// the notification reliably before returning" (an insert is acknowledged only once committed).
-macro_rules! in_transaction {
+/// Runs `$op(&conn, args…)` (one statement: one round trip, one implicit transaction committed
+/// before it answers, so "store the notification reliably before returning" holds) on the next
+/// (re)opened connection.
+macro_rules! on_connection {
     ($self:ident, $op:ident ( $($arg:expr),* $(,)? )) => {{
-        let mut slot = $self.connection().await?;
-        let outcome: TxResult<_> = async {
-            let Some(client) = slot.as_mut() else {
-                return Err(Fail::Inbox(InboxError::Store("postgres: no connection".into())));
-            };
-            let tx = client.transaction().await?;
-            let value = $op(&tx, $($arg),*).await?;
-            tx.commit().await?;
-            Ok(value)
-        }
-        .await;
-        $self.settle(&mut slot, outcome)
+        let (slot, conn) = $self.connection().await?;
+        let outcome: OpResult<_> = $op(&conn, $($arg),*).await;
+        $self.settle(slot, &conn, outcome).await
     }};
 }
 
@@ -179,7 +362,8 @@ impl PostgresInbox {
         Ok(PostgresInbox {
             config,
             password,
-            client: Mutex::new(None),
+            slots: std::array::from_fn(|_| Mutex::new(None)),
+            next: AtomicUsize::new(0),
         })
     }
 
@@ -195,41 +379,66 @@ impl PostgresInbox {
         InboxError::Store(text)
     }
 
-    /// The open connection (locked for one operation), connecting and creating the tables
-    /// first if there is none or it broke.
-    async fn connection(&self) -> InboxResult<MutexGuard<'_, Option<Client>>> {
-        let mut slot = self.client.lock().await;
-        if slot.as_ref().is_some_and(|c| !c.is_closed()) {
-            return Ok(slot);
+    /// The next slot's open connection (shared: operations pipeline on it), connecting,
+    /// creating the tables and functions and preparing the statements first if there is none
+    /// or it broke.
+    async fn connection(&self) -> InboxResult<(usize, Arc<Conn>)> {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % CONNECTIONS;
+        let mut slot = self.slots[i].lock().await;
+        if let Some(conn) = slot.as_ref().filter(|c| !c.client.is_closed()) {
+            return Ok((i, conn.clone()));
         }
         *slot = None;
-        let (client, connection) = self
-            .config
-            .connect(NoTls)
-            .await
-            .map_err(|e| self.error(&e))?;
-        tokio::spawn(async move {
-            // Ends when the server closes or the client is dropped; the next operation sees
-            // `is_closed` and connects again.
-            let _ = connection.await;
-        });
-        client
-            .batch_execute(SCHEMA)
-            .await
-            .map_err(|e| self.error(&e))?;
-        *slot = Some(client);
-        Ok(slot)
+        let conn = Arc::new(self.open().await.map_err(|e| self.error(&e))?);
+        *slot = Some(conn.clone());
+        Ok((i, conn))
     }
 
-    /// Maps a transaction's outcome; a connection-level error (no SQLSTATE) drops the
-    /// connection, so the next operation connects again (the object is never recreated).
-    fn settle<T>(&self, slot: &mut Option<Client>, outcome: TxResult<T>) -> InboxResult<T> {
+    /// A new connection with the tables, the functions and the prepared statements.
+    async fn open(&self) -> Result<Conn, tokio_postgres::Error> {
+        let (client, connection) = self.config.connect(NoTls).await?;
+        tokio::spawn(async move {
+            // Ends when the server closes or the client is dropped; the next operation on
+            // this slot sees `is_closed` and connects again.
+            let _ = connection.await;
+        });
+        client.batch_execute(SCHEMA).await?;
+        // Prepared together: one round trip's wait for all five.
+        let (insert, claim, complete, release, reject) = tokio::try_join!(
+            client.prepare(INSERT),
+            client.prepare(CLAIM),
+            client.prepare(COMPLETE),
+            client.prepare(RELEASE),
+            client.prepare(REJECT),
+        )?;
+        Ok(Conn {
+            client,
+            insert,
+            claim,
+            complete,
+            release,
+            reject,
+        })
+    }
+
+    /// Maps an operation's outcome; a connection-level error (no SQLSTATE) drops the
+    /// connection, so the next operation on its slot connects again (the object is never
+    /// recreated).
+    async fn settle<T>(
+        &self,
+        slot: usize,
+        conn: &Arc<Conn>,
+        outcome: OpResult<T>,
+    ) -> InboxResult<T> {
         match outcome {
             Ok(value) => Ok(value),
             Err(Fail::Inbox(e)) => Err(e),
             Err(Fail::Pg(e)) => {
                 if e.is_closed() || e.code().is_none() {
-                    *slot = None;
+                    let mut current = self.slots[slot].lock().await;
+                    if current.as_ref().is_some_and(|c| Arc::ptr_eq(c, conn)) {
+                        *current = None;
+                    }
                 }
                 Err(self.error(&e))
             }
@@ -242,219 +451,58 @@ fn int(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-/// The database's clock, ms since the epoch.
-async fn now(tx: &Transaction<'_>) -> TxResult<i64> {
-    Ok(tx.query_one(NOW, &[]).await?.try_get(0)?)
-}
-
-/// "Store the notification reliably before returning", "deduplicate by notification `id`"
-/// (`ON CONFLICT (id) DO NOTHING`), and "a lower version must not overwrite a higher one": under
-/// the payment's lock, a version at or below the watermark is stored as `stale`; a higher one
-/// raises the watermark and supersedes the payment's waiting events of lower versions.
-async fn insert_tx(tx: &Transaction<'_>, e: &Incoming) -> TxResult<Inserted> {
-    tx.execute(ORDER_LOCK, &[&e.order_no]).await?;
-    let now = now(tx).await?;
-    let watermark: Option<i64> = match tx
-        .query_opt(
-            "SELECT status_version FROM storefront_inbox_watermarks WHERE order_no = $1",
-            &[&e.order_no],
-        )
-        .await?
-    {
-        Some(row) => Some(row.try_get(0)?),
-        None => None,
-    };
-    let version = int(e.status_version);
-    let stale = watermark.is_some_and(|w| version <= w);
-    let amount = int(e.amount_minor);
-    let finished_at: Option<i64> = stale.then_some(now);
-    let stored = tx
-        .execute(
-            "INSERT INTO storefront_inbox_events (id, source, order_no, external_reference,
-               status, status_version, event_id, amount_minor, currency, test_mode, body,
-               state, received_at, finished_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-             ON CONFLICT (id) DO NOTHING",
+/// "Store the notification reliably before returning", "deduplicate by notification `id`",
+/// "a lower version must not overwrite a higher one": `storefront_inbox_insert`.
+async fn insert_op(c: &Conn, e: &Incoming) -> OpResult<Inserted> {
+    let row = c
+        .client
+        .query_one(
+            &c.insert,
             &[
                 &e.id,
                 &e.source.as_str(),
                 &e.order_no,
                 &e.external_reference,
                 &e.status,
-                &version,
+                &int(e.status_version),
                 &e.event_id,
-                &amount,
+                &int(e.amount_minor),
                 &e.currency,
                 &e.test_mode,
                 &e.body,
-                &if stale { "stale" } else { "pending" },
-                &now,
-                &finished_at,
             ],
         )
         .await?;
-    if stored == 0 {
-        return Ok(Inserted::Duplicate);
+    match row.try_get::<_, &str>(0)? {
+        "stored" => Ok(Inserted::Stored),
+        "stale" => Ok(Inserted::Stale),
+        "duplicate" => Ok(Inserted::Duplicate),
+        other => Err(unexpected(other)),
     }
-    if stale {
-        return Ok(Inserted::Stale);
-    }
-    tx.execute(
-        "INSERT INTO storefront_inbox_watermarks (order_no, external_reference, status,
-           status_version, amount_minor, currency, updated_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
-           status_version = excluded.status_version, updated_at = excluded.updated_at",
-        &[
-            &e.order_no,
-            &e.external_reference,
-            &e.status,
-            &version,
-            &amount,
-            &e.currency,
-            &now,
-        ],
-    )
-    .await?;
-    // A waiting event of the same payment is superseded: the app only moves forward.
-    tx.execute(
-        "UPDATE storefront_inbox_events SET state = 'stale', finished_at = $1
-         WHERE order_no = $2 AND state = 'pending' AND NOT replayed AND status_version < $3",
-        &[&now, &e.order_no, &version],
-    )
-    .await?;
-    Ok(Inserted::Stored)
 }
 
-/// Counts a refused delivery per reason (never stored: only verified notifications are).
-async fn reject_tx(tx: &Transaction<'_>, reason: &str) -> TxResult<()> {
-    tx.execute(
-        "INSERT INTO storefront_inbox_rejections (reason, count) VALUES ($1, 1)
-         ON CONFLICT (reason) DO UPDATE SET count = storefront_inbox_rejections.count + 1",
-        &[&reason],
-    )
-    .await?;
+/// An answer of a function this version does not know (an incompatible one replaced it).
+fn unexpected(answer: &str) -> Fail {
+    Fail::Inbox(InboxError::Store(format!(
+        "postgres: unexpected answer {answer:?}"
+    )))
+}
+
+/// Counts a refused delivery per reason.
+async fn reject_op(c: &Conn, reason: &str) -> OpResult<()> {
+    c.client.execute(&c.reject, &[&reason]).await?;
     Ok(())
 }
 
-/// The condition of an event waiting for a worker (`$1` is now): pending, or claimed with its
-/// lease run out.
-const WAITING: &str = "(state = 'pending' OR (state = 'claimed' AND lease_until <= $1))";
-
-/// Hands out up to `n` waiting events, oldest first, at most one per payment and none of a
-/// payment with an event out under a live lease, all under the claim lock (and each payment's
-/// rows under its receivers' lock, taken if free). "A lower version must
-/// not overwrite a higher one": an event below its payment's watermark becomes `stale`. "Book
-/// payments idempotently by `data.event_id`": a `paid` event whose `event_id` is booked becomes
-/// a `duplicate` without being handed out (unless replayed), and `book` is set for the first
-/// event handed out that carries a not-yet-booked `event_id` (paid, or refunded or chargeback
-/// when the paid event was superseded before a worker took it).
-async fn claim_tx(
-    tx: &Transaction<'_>,
-    n: u32,
-    lease_ms: u64,
-    claim: &str,
-) -> TxResult<Vec<InboxEvent>> {
-    tx.execute(CLAIM_LOCK, &[]).await?;
-    let now = now(tx).await?;
-    let lease_until = now.saturating_add(int(lease_ms));
-    // Payments with an event out under a live lease wait.
-    let mut busy = HashSet::new();
-    for row in tx
-        .query(
-            "SELECT DISTINCT order_no FROM storefront_inbox_events
-             WHERE state = 'claimed' AND lease_until > $1",
-            &[&now],
-        )
-        .await?
-    {
-        busy.insert(row.try_get::<_, String>(0)?);
-    }
-    let limit = i64::from(n).saturating_mul(8).saturating_add(64);
-    let candidates = tx
-        .query(
-            "SELECT e.id, e.order_no, e.status_version, e.status, e.event_id,
-               COALESCE(w.status_version, e.status_version), e.replayed,
-               EXISTS (SELECT 1 FROM storefront_inbox_bookings b WHERE b.event_id = e.event_id)
-             FROM storefront_inbox_events e
-             LEFT JOIN storefront_inbox_watermarks w ON w.order_no = e.order_no
-             WHERE e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= $1)
-             ORDER BY e.seq LIMIT $2",
-            &[&now, &limit],
-        )
+/// Hands out up to `n` waiting events: `storefront_inbox_claim`.
+async fn claim_op(c: &Conn, n: u32, lease_ms: u64, claim: &str) -> OpResult<Vec<InboxEvent>> {
+    let rows = c
+        .client
+        .query(&c.claim, &[&i64::from(n), &int(lease_ms), &claim])
         .await?;
-    let mut events = Vec::new();
-    for row in candidates {
-        if events.len() >= n as usize {
-            break;
-        }
-        let id: String = row.try_get(0)?;
-        let order_no: String = row.try_get(1)?;
-        let version: i64 = row.try_get(2)?;
-        let status: String = row.try_get(3)?;
-        let event_id: Option<String> = row.try_get(4)?;
-        let watermark: i64 = row.try_get(5)?;
-        let replayed: bool = row.try_get(6)?;
-        // Any state carrying an `event_id` (paid, and refunded or chargeback after it) is a
-        // confirmed payment event: booked once, whichever state the app first sees.
-        let booked = event_id.is_some() && row.try_get::<_, bool>(7)?;
-        let stale = !replayed && version < watermark;
-        if !stale && busy.contains(&order_no) {
-            continue;
-        }
-        // The payment's lock before touching its rows (so a receiver superseding them, which
-        // holds it, never waits on this claim's row locks while this claim waits on its own);
-        // a payment being stored right now waits for the next claim.
-        if !tx
-            .query_one(ORDER_TRY_LOCK, &[&order_no])
-            .await?
-            .try_get::<_, bool>(0)?
-        {
-            continue;
-        }
-        if stale {
-            // A newer state of the payment arrived: this one is never handed out.
-            tx.execute(
-                &format!(
-                    "UPDATE storefront_inbox_events SET state = 'stale', finished_at = $1,
-                       claim = NULL, lease_until = NULL WHERE id = $2 AND {WAITING}"
-                ),
-                &[&now, &id],
-            )
-            .await?;
-            continue;
-        }
-        if booked && !replayed && status == "paid" {
-            // The payment event reached the app under another id: once is enough.
-            tx.execute(
-                &format!(
-                    "UPDATE storefront_inbox_events SET state = 'duplicate', finished_at = $1,
-                       claim = NULL, lease_until = NULL WHERE id = $2 AND {WAITING}"
-                ),
-                &[&now, &id],
-            )
-            .await?;
-            continue;
-        }
-        let book = event_id.is_some() && !booked;
-        let taken = tx
-            .query_opt(
-                &format!(
-                    "UPDATE storefront_inbox_events SET state = 'claimed', claim = $2,
-                       lease_until = $3, attempts = attempts + 1, book = $4
-                     WHERE id = $5 AND {WAITING}
-                     RETURNING id, claim, order_no, external_reference, status, status_version,
-                       event_id, amount_minor, currency, test_mode, book, source, replayed,
-                       attempts, body"
-                ),
-                &[&now, &claim, &lease_until, &book, &id],
-            )
-            .await?;
-        // Nothing when a receiver superseded it or its worker completed it meanwhile.
-        if let Some(taken) = taken {
-            events.push(event_of(&taken)?);
-            busy.insert(order_no);
-        }
+    let mut events = Vec::with_capacity(rows.len());
+    for row in &rows {
+        events.push(event_of(row)?);
     }
     Ok(events)
 }
@@ -481,134 +529,120 @@ fn event_of(row: &Row) -> Result<InboxEvent, tokio_postgres::Error> {
     })
 }
 
-/// Marks a claimed event handled and, for a `book` event, records its booking once ("book
-/// payments idempotently by `data.event_id`"); a claim whose lease was lost changes nothing.
-async fn complete_tx(tx: &Transaction<'_>, id: &str, claim: &str) -> TxResult<()> {
-    let now = now(tx).await?;
-    let changed = tx
-        .execute(
-            "UPDATE storefront_inbox_events SET state = 'completed', finished_at = $1
-             WHERE id = $2 AND claim = $3 AND state = 'claimed'",
-            &[&now, &id, &claim],
-        )
-        .await?;
-    if changed != 1 {
-        return Err(lost_or_missing(tx, id).await?.into());
+/// The answer of `storefront_inbox_complete` or `storefront_inbox_release` for event `id`.
+fn done(answer: &str, id: &str) -> OpResult<()> {
+    match answer {
+        "done" => Ok(()),
+        "lost" => Err(InboxError::LeaseLost(id.to_owned()).into()),
+        "missing" => Err(InboxError::NotFound(id.to_owned()).into()),
+        other => Err(unexpected(other)),
     }
-    tx.execute(
-        "INSERT INTO storefront_inbox_bookings (event_id, order_no, inbox_id, booked_at)
-         SELECT event_id, order_no, id, $1 FROM storefront_inbox_events
-         WHERE id = $2 AND book AND event_id IS NOT NULL
-         ON CONFLICT (event_id) DO NOTHING",
-        &[&now, &id],
-    )
-    .await?;
-    Ok(())
 }
 
-/// Gives a claimed event back: it waits for a worker again at once.
-async fn release_tx(tx: &Transaction<'_>, id: &str, claim: &str) -> TxResult<()> {
-    let changed = tx
-        .execute(
-            "UPDATE storefront_inbox_events SET state = 'pending', claim = NULL,
-               lease_until = NULL WHERE id = $1 AND claim = $2 AND state = 'claimed'",
-            &[&id, &claim],
-        )
-        .await?;
-    if changed != 1 {
-        return Err(lost_or_missing(tx, id).await?.into());
-    }
-    Ok(())
+/// Marks a claimed event handled and books it once: `storefront_inbox_complete`.
+async fn complete_op(c: &Conn, id: &str, claim: &str) -> OpResult<()> {
+    let row = c.client.query_one(&c.complete, &[&id, &claim]).await?;
+    done(row.try_get(0)?, id)
+}
+
+/// Gives a claimed event back: `storefront_inbox_release`.
+async fn release_op(c: &Conn, id: &str, claim: &str) -> OpResult<()> {
+    let row = c.client.query_one(&c.release, &[&id, &claim]).await?;
+    done(row.try_get(0)?, id)
 }
 
 /// Counts per state (a claim whose lease ran out counts as pending), rejections per reason,
-/// the oldest waiting event's age and the bookings.
-async fn status_tx(tx: &Transaction<'_>) -> TxResult<InboxStatus> {
-    let now = now(tx).await?;
-    let mut status = InboxStatus::default();
-    for row in tx
+/// the oldest waiting event's age and the bookings, in one statement (one snapshot).
+async fn status_op(c: &Conn) -> OpResult<InboxStatus> {
+    let rows = c
+        .client
         .query(
-            "SELECT CASE WHEN state = 'claimed' AND lease_until <= $1 THEN 'pending'
-               ELSE state END AS s, count(*) FROM storefront_inbox_events GROUP BY 1",
-            &[&now],
+            &format!(
+                "{NOW_CTE}
+                 SELECT 'state', CASE WHEN state = 'claimed' AND lease_until <= (SELECT ms FROM now)
+                     THEN 'pending' ELSE state END, count(*)
+                   FROM storefront_inbox_events GROUP BY 2
+                 UNION ALL SELECT 'rejected', reason, count FROM storefront_inbox_rejections
+                 UNION ALL SELECT 'now', NULL, ms FROM now
+                 UNION ALL SELECT 'oldest', NULL, min(received_at) FROM storefront_inbox_events
+                   WHERE state = 'pending'
+                      OR (state = 'claimed' AND lease_until <= (SELECT ms FROM now))
+                 UNION ALL SELECT 'booked', NULL, count(*) FROM storefront_inbox_bookings"
+            ),
+            &[],
         )
-        .await?
-    {
-        let state: &str = row.try_get(0)?;
-        let count = row.try_get::<_, i64>(1)?.max(0) as u64;
-        match state {
-            "pending" => status.pending += count,
-            "claimed" => status.claimed += count,
-            "completed" => status.completed += count,
-            "stale" => status.stale += count,
-            "duplicate" => status.duplicate += count,
+        .await?;
+    let mut status = InboxStatus::default();
+    let (mut now, mut oldest) = (0i64, None);
+    for row in &rows {
+        let kind: &str = row.try_get(0)?;
+        let name: Option<String> = row.try_get(1)?;
+        let value: Option<i64> = row.try_get(2)?;
+        let count = value.unwrap_or(0).max(0) as u64;
+        match (kind, name) {
+            ("state", Some(state)) => match state.as_str() {
+                "pending" => status.pending += count,
+                "claimed" => status.claimed += count,
+                "completed" => status.completed += count,
+                "stale" => status.stale += count,
+                "duplicate" => status.duplicate += count,
+                _ => {}
+            },
+            ("rejected", Some(reason)) => {
+                status.rejected.insert(reason, count);
+            }
+            ("now", _) => now = value.unwrap_or(0),
+            ("oldest", _) => oldest = value,
+            ("booked", _) => status.booked = count,
             _ => {}
         }
     }
-    for row in tx
-        .query("SELECT reason, count FROM storefront_inbox_rejections", &[])
-        .await?
-    {
-        let count = row.try_get::<_, i64>(1)?.max(0) as u64;
-        status.rejected.insert(row.try_get(0)?, count);
-    }
-    let oldest: Option<i64> = tx
-        .query_one(
-            &format!(
-                "SELECT min(received_at) FROM storefront_inbox_events
-                 WHERE {WAITING}"
-            ),
-            &[&now],
-        )
-        .await?
-        .try_get(0)?;
     status.oldest_pending_ms = oldest.map(|at| now.saturating_sub(at).max(0) as u64);
-    status.booked = tx
-        .query_one("SELECT count(*) FROM storefront_inbox_bookings", &[])
-        .await?
-        .try_get::<_, i64>(0)?
-        .max(0) as u64;
     Ok(status)
 }
 
 /// Deletes finished rows older than the retention; watermarks and bookings stay (they make a
 /// very late duplicate stale and a booking once).
-async fn purge_tx(tx: &Transaction<'_>, older_than_ms: u64) -> TxResult<u64> {
-    let now = now(tx).await?;
-    let before = now.saturating_sub(int(older_than_ms));
-    Ok(tx
+async fn purge_op(c: &Conn, older_than_ms: u64) -> OpResult<u64> {
+    Ok(c.client
         .execute(
-            "DELETE FROM storefront_inbox_events
-             WHERE state IN ('completed', 'stale', 'duplicate') AND finished_at < $1",
-            &[&before],
+            &format!(
+                "{NOW_CTE}
+                 DELETE FROM storefront_inbox_events
+                 WHERE state IN ('completed', 'stale', 'duplicate')
+                   AND finished_at < (SELECT ms FROM now) - $1"
+            ),
+            &[&int(older_than_ms)],
         )
         .await?)
 }
 
 /// Hands finished events out again (`replayed`: never superseded, never a duplicate; `book`
 /// only if the payment event is still not booked).
-async fn replay_tx(tx: &Transaction<'_>, which: &Replay) -> TxResult<u64> {
+async fn replay_op(c: &Conn, which: &Replay) -> OpResult<u64> {
     match which {
         Replay::Event(id) => {
-            let n = tx
-                .execute(
-                    "UPDATE storefront_inbox_events SET state = 'pending', replayed = TRUE,
-                       claim = NULL, lease_until = NULL, finished_at = NULL
-                     WHERE id = $1 AND state IN ('completed', 'stale', 'duplicate')",
+            let row = c
+                .client
+                .query_one(
+                    "WITH replayed AS (
+                       UPDATE storefront_inbox_events SET state = 'pending', replayed = TRUE,
+                         claim = NULL, lease_until = NULL, finished_at = NULL
+                       WHERE id = $1 AND state IN ('completed', 'stale', 'duplicate')
+                       RETURNING 1)
+                     SELECT (SELECT count(*) FROM replayed),
+                       EXISTS (SELECT 1 FROM storefront_inbox_events WHERE id = $1)",
                     &[id],
                 )
                 .await?;
-            if n == 0
-                && tx
-                    .query_opt("SELECT 1 FROM storefront_inbox_events WHERE id = $1", &[id])
-                    .await?
-                    .is_none()
-            {
+            let n = row.try_get::<_, i64>(0)?.max(0) as u64;
+            if n == 0 && !row.try_get::<_, bool>(1)? {
                 return Err(InboxError::NotFound(id.clone()).into());
             }
             Ok(n)
         }
-        Replay::Received { from_ms, to_ms } => Ok(tx
+        Replay::Received { from_ms, to_ms } => Ok(c
+            .client
             .execute(
                 "UPDATE storefront_inbox_events SET state = 'pending', replayed = TRUE,
                    claim = NULL, lease_until = NULL, finished_at = NULL
@@ -620,8 +654,9 @@ async fn replay_tx(tx: &Transaction<'_>, which: &Replay) -> TxResult<u64> {
 }
 
 /// Every payment's watermark (the highest `status_version` received) and booking.
-async fn watermarks_tx(tx: &Transaction<'_>) -> TxResult<Vec<Watermark>> {
-    let rows = tx
+async fn watermarks_op(c: &Conn) -> OpResult<Vec<Watermark>> {
+    let rows = c
+        .client
         .query(
             "SELECT w.order_no, w.external_reference, w.status_version, w.status,
                w.amount_minor, w.currency,
@@ -646,33 +681,16 @@ async fn watermarks_tx(tx: &Transaction<'_>) -> TxResult<Vec<Watermark>> {
     Ok(out)
 }
 
-/// After a completion or release changed nothing: the lease was lost, or there is no such
-/// event.
-async fn lost_or_missing(tx: &Transaction<'_>, id: &str) -> TxResult<InboxError> {
-    let exists = tx
-        .query_opt(
-            "SELECT 1 FROM storefront_inbox_events WHERE id = $1",
-            &[&id],
-        )
-        .await?
-        .is_some();
-    Ok(if exists {
-        InboxError::LeaseLost(id.to_owned())
-    } else {
-        InboxError::NotFound(id.to_owned())
-    })
-}
-
 impl InboxStore for PostgresInbox {
     /// "Store the notification reliably before returning" (committed before the receipt),
     /// "deduplicate by notification `id`", "a lower version must not overwrite a higher one".
     fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted> {
-        Box::pin(async move { in_transaction!(self, insert_tx(event)) })
+        Box::pin(async move { on_connection!(self, insert_op(event)) })
     }
 
     /// Counts a delivery refused by verification.
     fn reject<'a>(&'a self, reason: &'a str) -> InboxFuture<'a, ()> {
-        Box::pin(async move { in_transaction!(self, reject_tx(reason)) })
+        Box::pin(async move { on_connection!(self, reject_op(reason)) })
     }
 
     /// Claims under the database-wide claim lock: one worker per event, one event per payment.
@@ -682,37 +700,37 @@ impl InboxStore for PostgresInbox {
         lease_ms: u64,
         claim: &'a str,
     ) -> InboxFuture<'a, Vec<InboxEvent>> {
-        Box::pin(async move { in_transaction!(self, claim_tx(n, lease_ms, claim)) })
+        Box::pin(async move { on_connection!(self, claim_op(n, lease_ms, claim)) })
     }
 
     /// Completes a claimed event; "book payments idempotently by `data.event_id`".
     fn complete<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()> {
-        Box::pin(async move { in_transaction!(self, complete_tx(id, claim)) })
+        Box::pin(async move { on_connection!(self, complete_op(id, claim)) })
     }
 
     /// Gives a claimed event back.
     fn release<'a>(&'a self, id: &'a str, claim: &'a str) -> InboxFuture<'a, ()> {
-        Box::pin(async move { in_transaction!(self, release_tx(id, claim)) })
+        Box::pin(async move { on_connection!(self, release_op(id, claim)) })
     }
 
     /// Counts for operators.
     fn status(&self) -> InboxFuture<'_, InboxStatus> {
-        Box::pin(async move { in_transaction!(self, status_tx()) })
+        Box::pin(async move { on_connection!(self, status_op()) })
     }
 
     /// Retention of finished rows; watermarks and bookings are kept.
     fn purge(&self, older_than_ms: u64) -> InboxFuture<'_, u64> {
-        Box::pin(async move { in_transaction!(self, purge_tx(older_than_ms)) })
+        Box::pin(async move { on_connection!(self, purge_op(older_than_ms)) })
     }
 
     /// Hands finished events out again.
     fn replay<'a>(&'a self, which: &'a Replay) -> InboxFuture<'a, u64> {
-        Box::pin(async move { in_transaction!(self, replay_tx(which)) })
+        Box::pin(async move { on_connection!(self, replay_op(which)) })
     }
 
     /// The payments' watermarks for the reconciler.
     fn watermarks(&self) -> InboxFuture<'_, Vec<Watermark>> {
-        Box::pin(async move { in_transaction!(self, watermarks_tx()) })
+        Box::pin(async move { on_connection!(self, watermarks_op()) })
     }
 
     /// `$1` = event id, `$2` = claim token; see [`COMPLETION_SQL`].
