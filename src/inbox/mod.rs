@@ -578,6 +578,50 @@ impl Inbox {
         })
     }
 
+    /// Reconciliation joins the inbox ("notifications complement, not replace, interval-bounded
+    /// queries and periodic reconciliation"): runs `reconciler` over the payments the inbox
+    /// knows (their watermark and booking are the shop's record) and the app's own `records`
+    /// (orders whose notifications may never have arrived; an app record of a payment the
+    /// inbox knows takes the inbox's booking), and enters every payment found paid at the
+    /// service but not booked here, or in a newer state than the inbox has, into the same flow
+    /// ([`Inbox::enter_reconciled`]): the one handler books it once. Returns every report.
+    pub async fn reconcile(
+        &self,
+        reconciler: &crate::Reconciler,
+        records: Vec<LocalRecord>,
+    ) -> InboxResult<Vec<crate::ReconcileReport>> {
+        use futures_util::StreamExt;
+        let marks = self.watermarks().await?;
+        let mut merged: Vec<LocalRecord> = Vec::with_capacity(records.len() + marks.len());
+        let mut known = std::collections::HashSet::new();
+        for mark in &marks {
+            known.insert(mark.order_no.clone());
+        }
+        for record in records {
+            let inbox_knows = record.order_no.as_ref().is_some_and(|o| known.contains(o))
+                || marks
+                    .iter()
+                    .any(|m| m.external_reference == record.external_reference);
+            if !inbox_knows {
+                merged.push(record);
+            }
+        }
+        merged.extend(marks.iter().map(Watermark::local_record));
+        let stream = reconciler
+            .reconcile(merged, None)
+            .map_err(|e| InboxError::Config(e.to_string()))?;
+        let reports: Vec<crate::ReconcileReport> = stream.collect().await;
+        for report in &reports {
+            let payment = match &report.finding {
+                crate::ReconcileFinding::PaidNotBooked { payment, .. }
+                | crate::ReconcileFinding::BookedNotPaid { payment, .. } => payment,
+                _ => continue,
+            };
+            self.enter_reconciled(payment).await?;
+        }
+        Ok(reports)
+    }
+
     /// Every payment the inbox knows, with its watermark and booking: the shop's local records
     /// for the [`crate::Reconciler`] ([`Watermark::local_record`]).
     pub async fn watermarks(&self) -> InboxResult<Vec<Watermark>> {
