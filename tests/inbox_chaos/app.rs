@@ -3,7 +3,6 @@
 //! Used by the receiver processes (handling) and by the test (the final checks).
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use storefront::inbox::InboxEvent;
@@ -43,6 +42,9 @@ const STATE_PG: &str = "INSERT INTO app_states \
     regressions = app_states.regressions \
         + (CASE WHEN excluded.status_version <= app_states.status_version THEN 1 ELSE 0 END)";
 
+const RECLAIMED: &str =
+    "SELECT CAST(COUNT(*) AS BIGINT) FROM storefront_inbox_events WHERE attempts > 1";
+
 /// What the app's transaction did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handled {
@@ -55,7 +57,7 @@ pub enum Handled {
 
 /// A connection of the app to the inbox's database.
 pub enum AppDb {
-    Sqlite(Mutex<rusqlite::Connection>),
+    Sqlite(rusqlite::Connection),
     Postgres(tokio_postgres::Client),
 }
 
@@ -68,6 +70,8 @@ pub struct Snapshot {
     pub states: BTreeMap<String, (String, i64, i64, i64)>,
     /// Every notification id stored in the inbox.
     pub inbox_ids: HashSet<String>,
+    /// Inbox events claimed more than once (a lease ran out: their worker was killed or slow).
+    pub reclaimed: i64,
 }
 
 fn split(sql: &str) -> Vec<&str> {
@@ -84,7 +88,7 @@ impl AppDb {
             let conn = rusqlite::Connection::open(path).map_err(|e| e.to_string())?;
             conn.busy_timeout(Duration::from_secs(10))
                 .map_err(|e| e.to_string())?;
-            Ok(AppDb::Sqlite(Mutex::new(conn)))
+            Ok(AppDb::Sqlite(conn))
         } else {
             let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
                 .await
@@ -99,11 +103,7 @@ impl AppDb {
     /// Creates the app's tables.
     pub async fn create_schema(&mut self) -> Result<(), String> {
         match self {
-            AppDb::Sqlite(conn) => conn
-                .lock()
-                .unwrap()
-                .execute_batch(SCHEMA)
-                .map_err(|e| e.to_string()),
+            AppDb::Sqlite(conn) => conn.execute_batch(SCHEMA).map_err(|e| e.to_string()),
             AppDb::Postgres(client) => client
                 .batch_execute(SCHEMA)
                 .await
@@ -123,7 +123,6 @@ impl AppDb {
         let status = event.status.as_str().to_owned();
         match self {
             AppDb::Sqlite(conn) => tokio::task::block_in_place(|| {
-                let mut conn = conn.lock().unwrap_or_else(|e| e.into_inner());
                 let tx = conn
                     .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
                     .map_err(|e| e.to_string())?;
@@ -198,7 +197,6 @@ impl AppDb {
         let mut snap = Snapshot::default();
         match self {
             AppDb::Sqlite(conn) => {
-                let conn = conn.lock().unwrap();
                 let e = |e: rusqlite::Error| e.to_string();
                 let mut s = conn
                     .prepare("SELECT event_id, order_no, times FROM app_bookings")
@@ -225,6 +223,7 @@ impl AppDb {
                     let (k, v) = row.map_err(e)?;
                     snap.states.insert(k, v);
                 }
+                snap.reclaimed = conn.query_row(RECLAIMED, [], |r| r.get(0)).map_err(e)?;
                 let mut s = conn
                     .prepare("SELECT id FROM storefront_inbox_events")
                     .map_err(e)?;
@@ -254,6 +253,7 @@ impl AppDb {
                     snap.states
                         .insert(r.get(0), (r.get(1), r.get(2), r.get(3), r.get(4)));
                 }
+                snap.reclaimed = client.query_one(RECLAIMED, &[]).await.map_err(e)?.get(0);
                 for r in client
                     .query("SELECT id FROM storefront_inbox_events", &[])
                     .await
