@@ -122,33 +122,25 @@ impl InboxStore for SqliteInbox {
     fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted> {
         let e = event.clone();
         self.run(move |tx, now| {
-            let seen: Option<i64> = tx
-                .query_row(
-                    "SELECT 1 FROM storefront_inbox_events WHERE id = ?1",
-                    params![e.id],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            if seen.is_some() {
-                return Ok(Inserted::Duplicate);
-            }
+            // Two statements on the common path (a payment's first event): the watermark, then
+            // the event; a duplicate id changes nothing (`ON CONFLICT DO NOTHING`).
             let watermark: Option<i64> = tx
-                .query_row(
+                .prepare_cached(
                     "SELECT status_version FROM storefront_inbox_watermarks WHERE order_no = ?1",
-                    params![e.order_no],
-                    |row| row.get(0),
-                )
+                )?
+                .query_row(params![e.order_no], |row| row.get(0))
                 .optional()?;
             let version = int(e.status_version);
             let stale = watermark.is_some_and(|w| version <= w);
-            tx.prepare_cached(
-                "INSERT INTO storefront_inbox_events (id, source, order_no, external_reference,
-                   status, status_version, event_id, amount_minor, currency, test_mode, body,
-                   state, received_at, finished_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-            )?
-            .execute(
-                params![
+            let inserted = tx
+                .prepare_cached(
+                    "INSERT INTO storefront_inbox_events (id, source, order_no, external_reference,
+                       status, status_version, event_id, amount_minor, currency, test_mode, body,
+                       state, received_at, finished_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                     ON CONFLICT (id) DO NOTHING",
+                )?
+                .execute(params![
                     e.id,
                     e.source.as_str(),
                     e.order_no,
@@ -163,8 +155,10 @@ impl InboxStore for SqliteInbox {
                     if stale { "stale" } else { "pending" },
                     now,
                     if stale { Some(now) } else { None },
-                ],
-            )?;
+                ])?;
+            if inserted == 0 {
+                return Ok(Inserted::Duplicate);
+            }
             if stale {
                 return Ok(Inserted::Stale);
             }
@@ -186,7 +180,11 @@ impl InboxStore for SqliteInbox {
                     now
                 ],
             )?;
-            // A waiting event of the same payment is superseded: the app only moves forward.
+            // A waiting event of the same payment is superseded: the app only moves forward
+            // (only a payment with a watermark can have one).
+            if watermark.is_none() {
+                return Ok(Inserted::Stored);
+            }
             tx.prepare_cached(
                 "UPDATE storefront_inbox_events SET state = 'stale', finished_at = ?1
                  WHERE order_no = ?2 AND state = 'pending' AND replayed = 0 AND status_version < ?3",
@@ -274,11 +272,10 @@ impl InboxStore for SqliteInbox {
                 // is a confirmed payment event: booked once, whichever state the app first sees.
                 let booked = match &event_id {
                     Some(event_id) => tx
-                        .query_row(
+                        .prepare_cached(
                             "SELECT 1 FROM storefront_inbox_bookings WHERE event_id = ?1",
-                            params![event_id],
-                            |row| row.get::<_, i64>(0),
-                        )
+                        )?
+                        .query_row(params![event_id], |row| row.get::<_, i64>(0))
                         .optional()?
                         .is_some(),
                     _ => false,
@@ -303,13 +300,14 @@ impl InboxStore for SqliteInbox {
             }
             let mut events = Vec::with_capacity(taken.len());
             for id in taken {
-                events.push(tx.query_row(
-                    "SELECT id, claim, order_no, external_reference, status, status_version,
+                events.push(
+                    tx.prepare_cached(
+                        "SELECT id, claim, order_no, external_reference, status, status_version,
                        event_id, amount_minor, currency, test_mode, book, source, replayed,
                        attempts, body
                      FROM storefront_inbox_events WHERE id = ?1",
-                    params![id],
-                    |row| {
+                    )?
+                    .query_row(params![id], |row| {
                         Ok(InboxEvent {
                             id: row.get(0)?,
                             claim: row.get(1)?,
@@ -327,8 +325,8 @@ impl InboxStore for SqliteInbox {
                             attempts: row.get::<_, i64>(13)?.saturating_sub(1).max(0) as u32,
                             body: row.get(14)?,
                         })
-                    },
-                )?);
+                    })?,
+                );
             }
             Ok(events)
         })
