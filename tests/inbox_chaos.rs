@@ -21,7 +21,16 @@
 //!   delivery that got no 2xx is delivered again, and the inbox ends with nothing pending or
 //!   claimed.
 //!
-//! Size: `STOREFRONT_CHAOS_PAYMENTS` (default 200), `STOREFRONT_CHAOS_SEED` (default fixed).
+//! The same receiver written with the Python and the PHP wrappers over the C library
+//! (`bindings/python/tests/chaos_receiver.py`; `bindings/php/tests/chaos_receiver.php` under
+//! `php -S` plus a `php … work` worker, killed and restarted together) passes a smaller run on
+//! SQLite (`chaos_python_sqlite`, `chaos_php_sqlite`): only with `STOREFRONT_CHAOS_WRAPPERS=1`
+//! (then a missing library or interpreter fails the test), after `cargo build -p storefront
+//! --features capi,uniffi`; `STOREFRONT_LIB` defaults to `<target dir>/debug/libstorefront.so`.
+//!
+//! Size: `STOREFRONT_CHAOS_PAYMENTS` (default 200; the wrappers' runs
+//! `STOREFRONT_CHAOS_WRAPPER_PAYMENTS`, default 60), `STOREFRONT_CHAOS_SEED` (default fixed).
+//! Each run prints its figures and, when every check held, `inbox chaos [<run>]: passed`.
 
 #![cfg(all(feature = "store-sqlite", feature = "store-postgres"))]
 
@@ -54,7 +63,7 @@ use storefront_sandbox::SandboxOptions;
 
 use app::AppDb;
 use proxy::{Proxy, Rng};
-use receiver::ReceiverProcess;
+use receiver::{Kind, ReceiverProcess, Wrappers};
 use test_servers::{PostgresServer, ScratchDir};
 
 const SECRET: &str = "chaos-notify-secret-0123456789abcdef0123";
@@ -64,8 +73,53 @@ const RECEIVERS: usize = 3;
 const DEADLINE: Duration = Duration::from_secs(120);
 /// The service's retry waits, plus one second: one clock step per round.
 const STEPS: [u64; 9] = [61, 301, 901, 1801, 3601, 7201, 14_401, 21_601, 28_801];
-/// Kills go on during this many clock rounds after the payments are made.
-const CHAOS_ROUNDS: usize = 3;
+
+/// One run's size and receivers.
+struct Run {
+    backend: &'static str,
+    kind: Kind,
+    /// The C library, for a wrapper's receivers.
+    wrappers: Option<Wrappers>,
+    payments: usize,
+    /// Kills go on during this many clock rounds after the payments are made.
+    chaos_rounds: usize,
+    /// A receiver is killed every `kill_every_ms` (a range) while the chaos lasts.
+    kill_every_ms: (u64, u64),
+}
+
+impl Run {
+    /// The Rust receivers' run: `STOREFRONT_CHAOS_PAYMENTS` payments, three chaos rounds.
+    fn rust(backend: &'static str) -> Run {
+        Run {
+            backend,
+            kind: Kind::Rust,
+            wrappers: None,
+            payments: env_u64("STOREFRONT_CHAOS_PAYMENTS", 200) as usize,
+            chaos_rounds: 3,
+            kill_every_ms: (400, 1200),
+        }
+    }
+
+    /// A wrapper's smaller run on SQLite (fewer payments, fewer kills), `None` when not asked.
+    fn wrapper(test: &str, kind: Kind) -> Option<Run> {
+        Some(Run {
+            backend: "sqlite",
+            kind,
+            wrappers: Some(Wrappers::from_env(test, kind)?),
+            payments: env_u64("STOREFRONT_CHAOS_WRAPPER_PAYMENTS", 60) as usize,
+            chaos_rounds: 2,
+            kill_every_ms: (800, 1600),
+        })
+    }
+
+    /// `sqlite`, `postgres`, `sqlite/python`, `sqlite/php`.
+    fn label(&self) -> String {
+        match self.kind {
+            Kind::Rust => self.backend.to_owned(),
+            kind => format!("{}/{}", self.backend, kind.name()),
+        }
+    }
+}
 
 /// The receiver role: does nothing unless this process was started as a receiver.
 #[test]
@@ -81,7 +135,7 @@ async fn chaos_sqlite() {
     let _serial = SERIAL.lock().await;
     let dir = ScratchDir::new();
     let url = format!("sqlite://{}", dir.path().join("inbox.db").display());
-    run_chaos("sqlite", &url).await;
+    run_chaos(Run::rust("sqlite"), &url).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -90,8 +144,33 @@ async fn chaos_postgres() {
     let Some(server) = PostgresServer::start() else {
         return;
     };
-    run_chaos("postgres", &server.url()).await;
+    run_chaos(Run::rust("postgres"), &server.url()).await;
     drop(server);
+}
+
+/// The Python wrapper's receivers (`bindings/python/tests/chaos_receiver.py`), SQLite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_python_sqlite() {
+    let Some(run) = Run::wrapper("chaos_python_sqlite", Kind::Python) else {
+        return;
+    };
+    let _serial = SERIAL.lock().await;
+    let dir = ScratchDir::new();
+    let url = format!("sqlite://{}", dir.path().join("inbox.db").display());
+    run_chaos(run, &url).await;
+}
+
+/// The PHP wrapper's receivers (`bindings/php/tests/chaos_receiver.php`: `php -S` with two
+/// workers and a `php … work` worker per receiver), SQLite.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chaos_php_sqlite() {
+    let Some(run) = Run::wrapper("chaos_php_sqlite", Kind::Php) else {
+        return;
+    };
+    let _serial = SERIAL.lock().await;
+    let dir = ScratchDir::new();
+    let url = format!("sqlite://{}", dir.path().join("inbox.db").display());
+    run_chaos(run, &url).await;
 }
 
 fn env_u64(name: &str, default: u64) -> u64 {
@@ -103,6 +182,8 @@ fn env_u64(name: &str, default: u64) -> u64 {
 
 /// The receivers: each slot's process (none while it is down); dropping kills them all.
 struct Receivers {
+    kind: Kind,
+    wrappers: Option<Wrappers>,
     slots: Vec<Option<ReceiverProcess>>,
     db: String,
     control: String,
@@ -111,7 +192,13 @@ struct Receivers {
 
 impl Receivers {
     fn start(&mut self, i: usize, proxy: &Proxy) {
-        let p = ReceiverProcess::spawn(&self.db, SECRET, &self.control);
+        let p = ReceiverProcess::spawn(
+            self.kind,
+            self.wrappers.as_ref(),
+            &self.db,
+            SECRET,
+            &self.control,
+        );
         proxy.set_target(i, Some(p.port));
         self.slots[i] = Some(p);
     }
@@ -133,14 +220,19 @@ impl Receivers {
     }
 }
 
-async fn run_chaos(backend: &str, url: &str) {
+async fn run_chaos(run: Run, url: &str) {
     let started = Instant::now();
     // The proxy's plain-HTTP client still needs a provider with `rustls-no-provider`.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let n = env_u64("STOREFRONT_CHAOS_PAYMENTS", 200) as usize;
+    let backend = run.label();
+    let backend = backend.as_str();
+    let n = run.payments;
     let seed = env_u64("STOREFRONT_CHAOS_SEED", 0x5eed_c4a0);
     let deadline = DEADLINE + Duration::from_millis(100 * n.saturating_sub(200) as u64);
-    eprintln!("inbox chaos [{backend}]: {n} payments, seed {seed:#x}");
+    eprintln!(
+        "inbox chaos [{backend}]: {n} payments, {} receivers, seed {seed:#x}",
+        run.kind.name()
+    );
 
     let h = Arc::new(
         Harness::start_with_options(
@@ -159,6 +251,9 @@ async fn run_chaos(backend: &str, url: &str) {
         .await,
     );
 
+    // PHP's receivers fork; their orphans are ours to wait for (dropped after the receivers).
+    let _subreaper = (run.kind == Kind::Php).then(receiver::Subreaper::set);
+
     // The app's tables and the inbox's, before any receiver runs.
     let mut app = AppDb::connect(url).await.expect("app database");
     app.create_schema().await.expect("app tables");
@@ -167,6 +262,8 @@ async fn run_chaos(backend: &str, url: &str) {
 
     let proxy = Arc::new(Proxy::start(RECEIVERS, seed, 0.2, 0.15).await);
     let receivers = Arc::new(Mutex::new(Receivers {
+        kind: run.kind,
+        wrappers: run.wrappers.clone(),
         slots: (0..RECEIVERS).map(|_| None).collect(),
         db: url.to_owned(),
         control: h.sandbox.control_url(),
@@ -179,7 +276,9 @@ async fn run_chaos(backend: &str, url: &str) {
             .unwrap();
     }
 
-    // Chaos: a receiver killed (SIGKILL) every 0.4-1.2 s, restarted 0.2-0.8 s later.
+    // Chaos: a receiver killed (SIGKILL) every 0.4-1.2 s (the wrappers' 0.8-1.6 s), restarted
+    // 0.2-0.8 s later.
+    let (kill_lo, kill_hi) = run.kill_every_ms;
     let stop_chaos = Arc::new(AtomicBool::new(false));
     let chaos = {
         let (r, p, stop) = (
@@ -190,7 +289,7 @@ async fn run_chaos(backend: &str, url: &str) {
         tokio::spawn(async move {
             let mut rng = Rng::new(seed ^ 0xc4a0);
             while !stop.load(Ordering::SeqCst) {
-                tokio::time::sleep(Duration::from_millis(rng.range(400, 1200))).await;
+                tokio::time::sleep(Duration::from_millis(rng.range(kill_lo, kill_hi))).await;
                 let i = rng.range(0, RECEIVERS as u64) as usize;
                 let (r2, p2) = (Arc::clone(&r), Arc::clone(&p));
                 tokio::task::spawn_blocking(move || r2.lock().unwrap().kill(i, &p2))
@@ -222,14 +321,14 @@ async fn run_chaos(backend: &str, url: &str) {
             Arc::clone(&permits),
             Arc::clone(&forced),
         );
-        let backend = backend.to_owned();
+        let reference = format!("chaos-{}-{k}", backend.replace('/', "-"));
         set.spawn(async move {
             let _permit = permits.acquire_owned().await.unwrap();
             let created = h
                 .client
                 .create_merchant_payment(
                     &CreateMerchantPayment::new(
-                        format!("chaos-{backend}-{k}"),
+                        reference,
                         MinorAmount::new(100 + k as u64).unwrap(),
                         "USD",
                     )
@@ -329,7 +428,7 @@ async fn run_chaos(backend: &str, url: &str) {
         )
         .await;
         rounds += 1;
-        if rounds == CHAOS_ROUNDS {
+        if rounds == run.chaos_rounds {
             stop_chaos.store(true, Ordering::SeqCst);
         }
     }
@@ -469,4 +568,8 @@ async fn run_chaos(backend: &str, url: &str) {
     // Every child is killed and waited for.
     stop_chaos.store(true, Ordering::SeqCst);
     drop(receivers);
+    eprintln!(
+        "inbox chaos [{backend}]: passed ({n} payments, {kills} kills, {:.1} s)",
+        started.elapsed().as_secs_f64()
+    );
 }
