@@ -3,7 +3,8 @@
 # runs the Kotlin API against the standalone sandbox with the freshly built native library, and
 # the example, which depends on dev.storefront:storefront:VERSION by its coordinates, runs
 # against the jar just tested.
-# Needs only Java 17+ and Maven (present on every machine); Maven pulls its dependencies.
+# Needs Java 17+ and Maven (present on every machine; Maven pulls its dependencies) and
+# PostgreSQL, which .ci/install-servers.sh installs from Debian's packages when missing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -38,10 +39,23 @@ rm -rf "$fresh"
 [ "$stale" = 0 ]
 
 cargo build -q -p storefront-sandbox
+
+# InboxTest completes an inbox event inside the app's own JDBC transaction on PostgreSQL (not on
+# SQLite: a JDBC SQLite driver carries a second copy of SQLite into the process). The server is
+# Debian's, on loopback, stopped by its pid when this script ends, however it ends.
+bash .ci/install-servers.sh
+source .ci/lib/servers.sh
+work=$(mktemp -d)
+sandbox_pid=
+trap 'kill "$sandbox_pid" 2>/dev/null || true; stop_all_servers; rm -rf "$work"' EXIT
+start_postgres "$work/pg"
+
 # -ntp: no download progress; the native library is the copy regen-uniffi made of its build.
 mvn -B -ntp -f bindings/kotlin/pom.xml verify \
   -Dstorefront.native.dir="$PWD/target/uniffi" \
-  -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox"
+  -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox" \
+  -Dstorefront.pgUrl="$PG_URL"
+stop_postgres
 # The build output: a JVM jar carrying the linux-x86-64 native library where JNA looks for it.
 jar="bindings/kotlin/target/storefront-$version.jar"
 listing=$(unzip -l "$jar")   # (not piped into grep -q: with pipefail, SIGPIPE could fail it)
@@ -52,9 +66,6 @@ grep -qE ' linux-x86-64/libstorefront\.so$' <<<"$listing" \
 # tested (debug library). Its local Maven repository is a temporary copy of ~/.m2/repository
 # without any dev/storefront artifact, holding this jar: ~/.m2 is left alone (it may hold the
 # release jar .ci/release installed) and cannot stand in for this build.
-work=$(mktemp -d)
-sandbox_pid=
-trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 m2="$work/m2"
 mkdir -p "$m2"
 home_m2="$HOME/.m2/repository"
