@@ -107,8 +107,8 @@ impl Run {
             kind,
             wrappers: Some(Wrappers::from_env(test, kind)?),
             payments: env_u64("STOREFRONT_CHAOS_WRAPPER_PAYMENTS", 60) as usize,
-            chaos_rounds: 2,
-            kill_every_ms: (800, 1600),
+            chaos_rounds: 3,
+            kill_every_ms: (500, 1300),
         })
     }
 
@@ -276,7 +276,7 @@ async fn run_chaos(run: Run, url: &str) {
             .unwrap();
     }
 
-    // Chaos: a receiver killed (SIGKILL) every 0.4-1.2 s (the wrappers' 0.8-1.6 s), restarted
+    // Chaos: a receiver killed (SIGKILL) every 0.4-1.2 s (the wrappers' 0.5-1.3 s), restarted
     // 0.2-0.8 s later.
     let (kill_lo, kill_hi) = run.kill_every_ms;
     let stop_chaos = Arc::new(AtomicBool::new(false));
