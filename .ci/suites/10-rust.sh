@@ -17,4 +17,18 @@ fi
 cargo fmt --all -- --check
 cargo clippy --workspace --exclude uniffi-bindgen --all-targets --all-features -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude uniffi-bindgen --no-deps --all-features
-cargo test --workspace --exclude uniffi-bindgen --all-features
+# The inbox chaos test also runs the Python and PHP wrappers' receivers over the C library
+# (chaos_python_sqlite, chaos_php_sqlite, SQLite): build it, then run them on their own and
+# prove they ran (skipped, they would pass too): each prints a line once its checks held.
+cargo build --quiet -p storefront --features capi,uniffi
+export STOREFRONT_CHAOS_WRAPPERS=1
+cargo test --workspace --exclude uniffi-bindgen --all-features -- \
+  --skip chaos_python_sqlite --skip chaos_php_sqlite
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --exclude uniffi-bindgen --all-features --test inbox_chaos -- \
+  --nocapture chaos_python_sqlite chaos_php_sqlite 2>&1 | tee "$log"
+for run in sqlite/python sqlite/php; do
+  grep -q "^inbox chaos \[$run\]: passed" "$log" \
+    || { echo "the inbox chaos test of the $run receivers did not run" >&2; exit 1; }
+done
