@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""A standalone webhook receiver and worker on one SQLite file (the chaos test's subject).
+"""A standalone webhook receiver and worker on one SQLite file.
+
+(The inbox chaos test, tests/inbox_chaos.rs, runs its twin tests/chaos_receiver.py: the same
+shape, with the chaos test's app tables.)
 
     python3 inbox_receiver.py --port P --db sqlite:///PATH --secret S --control-url URL
 
