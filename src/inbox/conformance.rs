@@ -382,7 +382,8 @@ async fn versions(backend: &Backend) {
     assert_eq!((s.stale, s.claimed, s.pending), (1, 1, 0), "{s:?}");
     inbox.complete(&events[0]).await.expect("complete");
 
-    // v2 then v1: v1 is stale at receipt.
+    // v2 then v1: both stored (the acknowledgement waits for nothing else); the claim never
+    // hands v1 out.
     assert_eq!(
         deliver(&inbox, "b-2", "B", "expired", 2, None)
             .await
@@ -390,7 +391,11 @@ async fn versions(backend: &Backend) {
         ReceiptOutcome::Stored
     );
     let r = deliver(&inbox, "b-1", "B", "pending", 1, None).await;
-    assert_eq!((r.status, r.outcome), (200, ReceiptOutcome::Stale), "{r:?}");
+    assert_eq!(
+        (r.status, r.outcome),
+        (200, ReceiptOutcome::Stored),
+        "{r:?}"
+    );
 
     // 0 then 1.
     assert_eq!(
@@ -415,7 +420,7 @@ async fn versions(backend: &Backend) {
         deliver(&inbox, "d-1-again", "D", "pending", 1, None)
             .await
             .outcome,
-        ReceiptOutcome::Stale
+        ReceiptOutcome::Stored
     );
 
     let mut handed: Vec<(String, u64)> = inbox
@@ -446,6 +451,11 @@ async fn versions(backend: &Backend) {
             ("D".into(), 1)
         ])
     );
+    // The equal version under another id is never handed out either (even while D's event is
+    // out): stale are a-1, b-1 (below b-2), c-0 (below c-1) and d-1-again.
+    assert!(inbox.claim(10, LONG).await.expect("claim").is_empty());
+    let s = status(&inbox).await;
+    assert_eq!((s.stale, s.pending), (4, 0), "{s:?}");
 }
 
 /// "Book payments idempotently by `data.event_id`": a paid event is booked once; a
@@ -471,8 +481,11 @@ async fn booked_once(backend: &Backend) {
         serde_json::from_value(data("P", "paid", 2, Some("EP"))).expect("a payment");
     assert_eq!(
         inbox.enter_reconciled(&payment).await.expect("reconciled"),
-        ReceiptOutcome::Stale
+        ReceiptOutcome::Stored
     );
+    // The payment already moved to v2 with the app: the reconciliation's v2 is stale.
+    assert!(inbox.claim(5, LONG).await.expect("claim").is_empty());
+    assert_eq!(status(&inbox).await.stale, 2);
     let marks = inbox.watermarks().await.expect("watermarks");
     assert_eq!(marks.len(), 1);
     assert_eq!(marks[0].booked_event_id.as_deref(), Some("EP"));
@@ -738,12 +751,13 @@ async fn purge_and_replay(backend: &Backend) {
         .collect();
     assert_eq!(marks.len(), 3);
     assert_eq!(marks["W"], (2, Some("EW".into())));
-    // A very late duplicate of a purged notification is stale, never handed out again.
+    // A very late redelivery of a notification whose row was purged is stored again, and never
+    // handed out again (its version was handed out under its id before).
     assert_eq!(
         deliver(&inbox, "w-2", "W", "paid", 2, Some("EW"))
             .await
             .outcome,
-        ReceiptOutcome::Stale
+        ReceiptOutcome::Stored
     );
     let left = inbox.claim(5, LONG).await.expect("claim");
     assert_eq!(left.len(), 1);

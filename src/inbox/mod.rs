@@ -13,16 +13,17 @@
 //! enters the same flow).
 //!
 //! The flow:
-//! 1. [`Inbox::receive`] verifies, then in one transaction stores the notification keyed by its
-//!    `id` and raises the payment's watermark (the highest `status_version` received). A
-//!    duplicate `id` is acknowledged and stored once; a version at or below the watermark is
-//!    stored as `stale` and never handed to the app; a pending event of the same payment with a
-//!    lower version is superseded (marked `stale`): the app only ever moves a payment forward.
-//! 2. Workers [`Inbox::claim`] events under a lease: at most one event per payment is out at a
-//!    time, oldest first. An event whose lease ran out (worker killed) is claimed again. A `paid`
-//!    event whose `event_id` is already booked is completed as a `duplicate` without being
-//!    handed out, so the booking reaches the app once even under several notification ids (or a
-//!    reconciliation's) and again after a refund.
+//! 1. [`Inbox::receive`] verifies, then stores the notification keyed by its `id` in one
+//!    statement, and only then answers 2xx: the least a correct receiver does before it
+//!    acknowledges. A duplicate `id` is acknowledged and stored once.
+//! 2. Workers [`Inbox::claim`] events under a lease, and the claim decides the order: each
+//!    payment has a watermark, the highest `status_version` handed to the app; an event at or
+//!    below it (or equal under another id), or below another waiting event of the payment, is
+//!    kept as `stale` and never handed out, so the app only ever moves a payment forward. At
+//!    most one event per payment is out at a time, oldest first. An event whose lease ran out
+//!    (worker killed) is claimed again. A `paid` event whose `event_id` is already booked is
+//!    completed as a `duplicate` without being handed out, so the booking reaches the app once
+//!    even under several notification ids (or a reconciliation's) and again after a refund.
 //! 3. The app handles the event and [`Inbox::complete`]s it (which records the booking of a
 //!    `paid` event) — or completes it inside its own transaction on the same database with
 //!    [`Inbox::completion_sql`], so that its booking and the completion commit together.
@@ -172,11 +173,9 @@ impl Receipt {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiptOutcome {
-    /// Verified and stored; it will be handed to a worker.
+    /// Verified and stored; a worker decides its order: handed out, or kept as stale when the
+    /// payment has moved past its version.
     Stored,
-    /// Verified and stored, but its version is not above the payment's watermark: kept as
-    /// stale, never handed out.
-    Stale,
     /// This notification `id` was stored before: acknowledged, stored once.
     Duplicate,
     /// Verification failed (signature, timestamp, headers, body): counted, not stored.
@@ -331,7 +330,6 @@ impl Incoming {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Inserted {
     Stored,
-    Stale,
     Duplicate,
 }
 
@@ -505,7 +503,6 @@ impl Inbox {
                 status: 200,
                 outcome: match inserted {
                     Inserted::Stored => ReceiptOutcome::Stored,
-                    Inserted::Stale => ReceiptOutcome::Stale,
                     Inserted::Duplicate => ReceiptOutcome::Duplicate,
                 },
                 id,
@@ -554,7 +551,8 @@ impl Inbox {
 
     /// Enters a payment the reconciler found (paid at the service, not booked here, or any
     /// newer state) into the same flow, marked [`EventSource::Reconciliation`]: the one handler
-    /// books it once. A version not above the watermark is stale, as for a notification.
+    /// books it once. A version the payment has moved past is kept as stale when a worker
+    /// claims, as for a notification.
     pub async fn enter_reconciled(&self, payment: &MerchantPayment) -> InboxResult<ReceiptOutcome> {
         let version = payment.status_version.unwrap_or(0);
         let body = serde_json::to_string(payment).map_err(|e| InboxError::Store(e.to_string()))?;
@@ -573,7 +571,6 @@ impl Inbox {
         };
         Ok(match self.store.insert(&incoming).await? {
             Inserted::Stored => ReceiptOutcome::Stored,
-            Inserted::Stale => ReceiptOutcome::Stale,
             Inserted::Duplicate => ReceiptOutcome::Duplicate,
         })
     }

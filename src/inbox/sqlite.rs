@@ -18,7 +18,7 @@ use crate::sqlite_file::{OpenError, SqliteFile};
 /// [`super`]). `seq` orders events as received.
 pub(crate) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS storefront_inbox_events (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
     source TEXT NOT NULL,
     order_no TEXT NOT NULL,
@@ -38,8 +38,8 @@ CREATE TABLE IF NOT EXISTS storefront_inbox_events (
     replayed INTEGER NOT NULL DEFAULT 0,
     received_at INTEGER NOT NULL,
     finished_at INTEGER);
-CREATE INDEX IF NOT EXISTS storefront_inbox_events_state ON storefront_inbox_events (state, seq);
-CREATE INDEX IF NOT EXISTS storefront_inbox_events_order ON storefront_inbox_events (order_no, state);
+CREATE INDEX IF NOT EXISTS storefront_inbox_events_open ON storefront_inbox_events (order_no, seq)
+    WHERE state IN ('pending', 'claimed');
 CREATE TABLE IF NOT EXISTS storefront_inbox_watermarks (
     order_no TEXT PRIMARY KEY,
     external_reference TEXT NOT NULL,
@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS storefront_inbox_watermarks (
     status_version INTEGER NOT NULL,
     amount_minor INTEGER NOT NULL,
     currency TEXT NOT NULL,
+    event_ref TEXT NOT NULL,
     updated_at INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS storefront_inbox_bookings (
     event_id TEXT PRIMARY KEY,
@@ -119,25 +120,18 @@ fn int(value: u64) -> i64 {
 }
 
 impl InboxStore for SqliteInbox {
+    /// "Store the notification reliably before returning": one statement, the least a
+    /// correct receiver does (a duplicate `id` changes nothing). Ordering by version is the
+    /// claim's work, so the acknowledgement waits for nothing else.
     fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted> {
         let e = event.clone();
         self.run(move |tx, now| {
-            // Two statements on the common path (a payment's first event): the watermark, then
-            // the event; a duplicate id changes nothing (`ON CONFLICT DO NOTHING`).
-            let watermark: Option<i64> = tx
-                .prepare_cached(
-                    "SELECT status_version FROM storefront_inbox_watermarks WHERE order_no = ?1",
-                )?
-                .query_row(params![e.order_no], |row| row.get(0))
-                .optional()?;
-            let version = int(e.status_version);
-            let stale = watermark.is_some_and(|w| version <= w);
             let inserted = tx
                 .prepare_cached(
                     "INSERT INTO storefront_inbox_events (id, source, order_no, external_reference,
                        status, status_version, event_id, amount_minor, currency, test_mode, body,
-                       state, received_at, finished_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                       state, received_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 'pending', ?12)
                      ON CONFLICT (id) DO NOTHING",
                 )?
                 .execute(params![
@@ -146,53 +140,19 @@ impl InboxStore for SqliteInbox {
                     e.order_no,
                     e.external_reference,
                     e.status,
-                    version,
+                    int(e.status_version),
                     e.event_id,
                     int(e.amount_minor),
                     e.currency,
                     e.test_mode,
                     e.body,
-                    if stale { "stale" } else { "pending" },
                     now,
-                    if stale { Some(now) } else { None },
                 ])?;
-            if inserted == 0 {
-                return Ok(Inserted::Duplicate);
-            }
-            if stale {
-                return Ok(Inserted::Stale);
-            }
-            tx.prepare_cached(
-                "INSERT INTO storefront_inbox_watermarks (order_no, external_reference, status,
-                   status_version, amount_minor, currency, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
-                   status_version = excluded.status_version, updated_at = excluded.updated_at",
-            )?
-            .execute(
-                params![
-                    e.order_no,
-                    e.external_reference,
-                    e.status,
-                    version,
-                    int(e.amount_minor),
-                    e.currency,
-                    now
-                ],
-            )?;
-            // A waiting event of the same payment is superseded: the app only moves forward
-            // (only a payment with a watermark can have one).
-            if watermark.is_none() {
-                return Ok(Inserted::Stored);
-            }
-            tx.prepare_cached(
-                "UPDATE storefront_inbox_events SET state = 'stale', finished_at = ?1
-                 WHERE order_no = ?2 AND state = 'pending' AND replayed = 0 AND status_version < ?3",
-            )?
-            .execute(
-                params![now, e.order_no, version],
-            )?;
-            Ok(Inserted::Stored)
+            Ok(if inserted == 0 {
+                Inserted::Duplicate
+            } else {
+                Inserted::Stored
+            })
         })
     }
 
@@ -208,6 +168,13 @@ impl InboxStore for SqliteInbox {
         })
     }
 
+    /// Hands out up to `n` open events, oldest first, at most one per payment and none of a
+    /// payment with an event out under a live lease. "A lower version must not overwrite a
+    /// higher one": an event at or below its payment's watermark (the highest version handed
+    /// out; an equal one under another id), or below another open event of the payment, becomes
+    /// `stale` and is never handed out. "Book payments idempotently by `data.event_id`": a
+    /// `paid` event whose `event_id` is booked becomes a `duplicate`; `book` is set on the first
+    /// event handed out that carries a not-yet-booked `event_id`.
     fn claim<'a>(
         &'a self,
         n: u32,
@@ -217,25 +184,13 @@ impl InboxStore for SqliteInbox {
         let claim = claim.to_owned();
         self.run(move |tx, now| {
             let lease_until = now.saturating_add(int(lease_ms));
-            // Payments with an event out under a live lease wait.
-            let mut busy = std::collections::HashSet::new();
-            {
-                let mut stmt = tx.prepare(
-                    "SELECT DISTINCT order_no FROM storefront_inbox_events
-                     WHERE state = 'claimed' AND lease_until > ?1",
-                )?;
-                for row in stmt.query_map(params![now], |row| row.get::<_, String>(0))? {
-                    busy.insert(row?);
-                }
-            }
             let candidates: Vec<Candidate> = {
-                let mut stmt = tx.prepare(
-                    "SELECT e.id, e.order_no, e.status_version, e.status, e.event_id,
-                       COALESCE(w.status_version, e.status_version), e.replayed
-                     FROM storefront_inbox_events e
-                     LEFT JOIN storefront_inbox_watermarks w ON w.order_no = e.order_no
-                     WHERE e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= ?1)
-                     ORDER BY e.seq LIMIT ?2",
+                let mut stmt = tx.prepare_cached(
+                    "SELECT id, order_no, status_version, status, event_id, replayed, attempts
+                     FROM storefront_inbox_events
+                     WHERE state IN ('pending', 'claimed')
+                       AND (state = 'pending' OR lease_until <= ?1)
+                     ORDER BY seq LIMIT ?2",
                 )?;
                 let limit = i64::from(n).saturating_mul(8).saturating_add(64);
                 stmt.query_map(params![now, limit], |row| {
@@ -252,12 +207,16 @@ impl InboxStore for SqliteInbox {
                 .collect::<Result<_, _>>()?
             };
             let mut taken = Vec::new();
-            for (id, order_no, version, status, event_id, watermark, replayed) in candidates {
+            let mut out = std::collections::HashSet::new();
+            for (id, order_no, version, status, event_id, replayed, attempts) in candidates {
                 if taken.len() >= n as usize {
                     break;
                 }
-                if replayed == 0 && version < watermark {
-                    // A newer state of the payment arrived: this one is never handed out.
+                if out.contains(&order_no) {
+                    continue;
+                }
+                if replayed == 0 && superseded(tx, &id, &order_no, version, attempts)? {
+                    // A newer state of the payment was handed out or waits: never this one.
                     tx.prepare_cached(
                         "UPDATE storefront_inbox_events SET state = 'stale', finished_at = ?1,
                            claim = NULL, lease_until = NULL WHERE id = ?2",
@@ -265,7 +224,16 @@ impl InboxStore for SqliteInbox {
                     .execute(params![now, id])?;
                     continue;
                 }
-                if busy.contains(&order_no) {
+                let busy: Option<i64> = tx
+                    .prepare_cached(
+                        "SELECT 1 FROM storefront_inbox_events WHERE order_no = ?1
+                           AND state IN ('pending', 'claimed') AND state = 'claimed'
+                           AND lease_until > ?2 LIMIT 1",
+                    )?
+                    .query_row(params![order_no, now], |row| row.get(0))
+                    .optional()?;
+                if busy.is_some() {
+                    out.insert(order_no);
                     continue;
                 }
                 // Any state carrying an `event_id` (paid, and refunded or chargeback after it)
@@ -295,7 +263,20 @@ impl InboxStore for SqliteInbox {
                        lease_until = ?2, attempts = attempts + 1, book = ?3 WHERE id = ?4",
                 )?
                 .execute(params![claim, lease_until, book, id])?;
-                busy.insert(order_no);
+                // The watermark: the highest version handed to the app (a replay of an older
+                // event leaves it).
+                tx.prepare_cached(
+                    "INSERT INTO storefront_inbox_watermarks (order_no, external_reference,
+                       status, status_version, amount_minor, currency, event_ref, updated_at)
+                     SELECT order_no, external_reference, status, status_version, amount_minor,
+                       currency, id, ?2 FROM storefront_inbox_events WHERE id = ?1
+                     ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
+                       status_version = excluded.status_version, event_ref = excluded.event_ref,
+                       updated_at = excluded.updated_at
+                     WHERE excluded.status_version >= storefront_inbox_watermarks.status_version",
+                )?
+                .execute(params![id, now])?;
+                out.insert(order_no);
                 taken.push(id);
             }
             let mut events = Vec::with_capacity(taken.len());
@@ -497,6 +478,38 @@ impl InboxStore for SqliteInbox {
     fn completion_sql(&self) -> &'static str {
         COMPLETION_SQL
     }
+}
+
+/// Whether event `id` (payment `order_no`, version `version`, claimed `attempts` times) must
+/// never be handed out: the payment's watermark is above it, or equal under another event, or
+/// equal under this id for a row never claimed (a very late redelivery of a notification whose
+/// row retention already purged), or another open event of the payment has a higher version.
+fn superseded(
+    tx: &Transaction<'_>,
+    id: &str,
+    order_no: &str,
+    version: i64,
+    attempts: i64,
+) -> InboxResult<bool> {
+    let mark: Option<(i64, String)> = tx
+        .prepare_cached(
+            "SELECT status_version, event_ref FROM storefront_inbox_watermarks WHERE order_no = ?1",
+        )?
+        .query_row(params![order_no], |row| Ok((row.get(0)?, row.get(1)?)))
+        .optional()?;
+    if let Some((handed, by)) = mark
+        && (handed > version || (handed == version && (by != id || attempts == 0)))
+    {
+        return Ok(true);
+    }
+    let newer: Option<i64> = tx
+        .prepare_cached(
+            "SELECT 1 FROM storefront_inbox_events WHERE order_no = ?1
+               AND state IN ('pending', 'claimed') AND status_version > ?2 LIMIT 1",
+        )?
+        .query_row(params![order_no, version], |row| row.get(0))
+        .optional()?;
+    Ok(newer.is_some())
 }
 
 /// After a completion or release changed nothing: the lease was lost, or there is no such

@@ -89,7 +89,7 @@ final class Inbox
      * (`file_get_contents('php://input')`). The status is 200 once the notification is stored
      * (or was stored before), 400 when verification fails (also for a duplicated or malformed
      * header), 503 when the store could not commit (the service delivers again): never 2xx for
-     * what was not committed. The receipt is `{status, outcome: stored|stale|duplicate|rejected|
+     * what was not committed. The receipt is `{status, outcome: stored|duplicate|rejected|
      * store_failed, id, reason, body}`.
      *
      * @param array<string, mixed> $server
@@ -320,7 +320,7 @@ final class Inbox
     /**
      * Enters a payment the reconciler found (as Client::merchantPayment() returns it) into the
      * same flow, marked `source: reconciliation`: the one handler books it once. Returns
-     * `stored`, `stale` (a version not above the watermark) or `duplicate`.
+     * `stored` or `duplicate` (a version the payment has moved past is kept as stale when a worker claims).
      *
      * @param array<string, mixed> $payment
      */

@@ -55,7 +55,7 @@ class Receipt:
     #: The HTTP status to answer: 200 stored (or already stored), 400 refused by verification,
     #: 503 the store could not commit (the service delivers again).
     status: int
-    #: ``"stored"``, ``"stale"``, ``"duplicate"``, ``"rejected"`` or ``"store_failed"``.
+    #: ``"stored"``, ``"duplicate"``, ``"rejected"`` or ``"store_failed"``.
     outcome: str
     #: The notification ``id``, once verified.
     id: Optional[str]
@@ -476,7 +476,7 @@ class Inbox:
     def enter_reconciled(self, payment: Mapping[str, Any]) -> str:
         """Enters a payment the reconciler found (a queried payment, as
         :meth:`storefront.Client.merchant_payment` returns it) into the same flow: the one
-        handler books it once. Returns ``"stored"``, ``"stale"`` or ``"duplicate"``."""
+        handler books it once. Returns ``"stored"`` or ``"duplicate"`` (a version the payment has moved past is kept as stale when a worker claims)."""
         wire = _payment_wire(payment)
         return run_blocking(
             self._work(lambda pointer: call_string("sf_inbox_enter_reconciled", pointer, wire))

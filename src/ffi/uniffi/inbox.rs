@@ -71,11 +71,8 @@ fn non_negative(field: &str, value: i64) -> Result<u64> {
 /// What one delivery did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
 pub enum ReceiptOutcome {
-    /// Verified and stored; it will be handed to a worker.
+    /// Verified and stored; a worker decides its order (handed out, or kept as stale).
     Stored,
-    /// Verified and stored, but its version is not above the payment's watermark: kept as
-    /// stale, never handed out.
-    Stale,
     /// This notification `id` was stored before: acknowledged, stored once.
     Duplicate,
     /// Verification failed (signature, timestamp, headers, body): counted, not stored.
@@ -221,7 +218,6 @@ mod server {
         fn from(o: core::ReceiptOutcome) -> Self {
             match o {
                 core::ReceiptOutcome::Stored => ReceiptOutcome::Stored,
-                core::ReceiptOutcome::Stale => ReceiptOutcome::Stale,
                 core::ReceiptOutcome::Duplicate => ReceiptOutcome::Duplicate,
                 core::ReceiptOutcome::Rejected => ReceiptOutcome::Rejected,
                 core::ReceiptOutcome::StoreFailed => ReceiptOutcome::StoreFailed,
@@ -634,8 +630,8 @@ impl Inbox {
     }
 
     /// Enters a payment the reconciler found (paid at the service, not booked here, or any newer
-    /// state) into the same flow: the one handler books it once. A version not above the
-    /// watermark is `Stale`.
+    /// state) into the same flow: the one handler books it once (a version the payment has
+    /// moved past is kept as stale when a worker claims).
     pub async fn enter_reconciled(&self, payment: MerchantPayment) -> Result<ReceiptOutcome> {
         self.inner.enter_reconciled(&payment).await
     }
