@@ -973,5 +973,10 @@ async fn postgres_reconnects_after_a_restart() {
         "{r:?}"
     );
     let s = status(&inbox).await;
-    assert_eq!((s.pending, s.stale), (1, 1), "{s:?}");
+    assert_eq!((s.pending, s.stale), (2, 0), "{s:?}");
+    // The claim hands out y-2 only and keeps y-1 as stale.
+    let handed = inbox.claim(5, LONG).await.expect("claim");
+    assert_eq!(handed.len(), 1);
+    assert_eq!(handed[0].id, "y-2");
+    assert_eq!(status(&inbox).await.stale, 1);
 }

@@ -4,27 +4,26 @@
 //! (`clock_timestamp()` in milliseconds, read once the operation's locks are held, so hosts with
 //! other clocks agree on leases and retention).
 //!
-//! Each operation is ONE statement, so one round trip and one implicit transaction: the hot
-//! ones (insert, claim, complete, release) call PL/pgSQL functions created with the tables
-//! (`storefront_inbox_insert`, `storefront_inbox_claim`, `storefront_inbox_complete`,
-//! `storefront_inbox_release`), prepared once per connection; the others are single
-//! statements. No operation opens an explicit transaction, so concurrent operations pipeline on
-//! one connection (tokio-postgres sends a request as soon as it is made) and a few connections
-//! ([`CONNECTIONS`], used in turn) let the server run them in parallel.
+//! Each operation is ONE statement, so one round trip and one implicit transaction: receiving
+//! is one prepared `INSERT … ON CONFLICT (id) DO NOTHING`; the other hot ones (claim, complete,
+//! release) call PL/pgSQL functions created with the tables (`storefront_inbox_claim`,
+//! `storefront_inbox_complete`, `storefront_inbox_release`), prepared once per connection; the
+//! others are single statements. No operation opens an explicit transaction, so concurrent
+//! operations pipeline on one connection (tokio-postgres sends a request as soon as it is made)
+//! and a few connections ([`CONNECTIONS`], used in turn) let the server run them in parallel.
 //!
 //! Concurrency across hosts (PostgreSQL runs these functions at READ COMMITTED, each statement
 //! of a function with a fresh snapshot, like the statements of a transaction):
-//! - [`InboxStore::insert`] holds a per-payment advisory lock (keyed by `order_no`) while it
-//!   reads the watermark, stores the notification (`INSERT … ON CONFLICT (id) DO NOTHING`:
-//!   "deduplicate by notification `id`" even when two receivers store one id at once) and raises
-//!   the watermark, so two receivers storing two versions of one payment at once keep "a lower
-//!   version must not overwrite a higher one".
-//! - [`InboxStore::claim`] holds one advisory lock for every claim of the database, so no event
-//!   is handed to two workers and no payment has two events out at once. It touches a
-//!   payment's rows only once it holds that payment's lock too (`pg_try_advisory_xact_lock`: a
-//!   payment being stored right now is left for the next claim, so claims and receivers never
-//!   deadlock on row locks), and every state change it makes is conditional on the row still
-//!   waiting, so a late completion is never overwritten.
+//! - [`InboxStore::insert`] takes no lock: it stores the notification as `pending`
+//!   ("deduplicate by notification `id`" even when two receivers store one id at once, by the
+//!   unique `id`) and neither reads nor writes the watermark, so receiving costs what a
+//!   hand-written receiver's INSERT costs.
+//! - [`InboxStore::claim`] holds one advisory lock for every claim of the database and decides
+//!   the versions there ("a lower version must not overwrite a higher one"): the watermark is
+//!   the highest `status_version` handed to the app (and the event that set it), written only
+//!   under that lock, so no event is handed to two workers, no payment has two events out at
+//!   once, and a payment's handed-out versions only rise. Every state change it makes is
+//!   conditional on the row still being open, so a late completion is never overwritten.
 //!
 //! The tables and functions are created on first use of each connection (`CREATE TABLE IF NOT
 //! EXISTS`, `CREATE OR REPLACE FUNCTION`, under an advisory lock so that processes starting
@@ -47,7 +46,9 @@ use crate::secret::Secret;
 
 /// The tables (the same names and columns as [`super::sqlite::SCHEMA`]; integers are `BIGINT`,
 /// flags `BOOLEAN`) and the operations' functions, created in one transaction under an advisory
-/// lock. `seq` orders events as received.
+/// lock. `seq` orders events as received. Nothing of the previous design (receive-time
+/// watermarks) was released, so there is no migration: the old indexes and function are only
+/// dropped if present.
 const SCHEMA: &str = r#"
 BEGIN;
 SELECT pg_advisory_xact_lock(hashtextextended('storefront_inbox_schema', 0));
@@ -72,13 +73,20 @@ CREATE TABLE IF NOT EXISTS storefront_inbox_events (
     replayed BOOLEAN NOT NULL DEFAULT FALSE,
     received_at BIGINT NOT NULL,
     finished_at BIGINT);
-CREATE INDEX IF NOT EXISTS storefront_inbox_events_state ON storefront_inbox_events (state, seq);
-CREATE INDEX IF NOT EXISTS storefront_inbox_events_order ON storefront_inbox_events (order_no, state);
+-- The open events (waiting, or claimed): the claim's candidate scan, and its per-payment
+-- "a newer open event" and "busy" checks.
+CREATE INDEX IF NOT EXISTS storefront_inbox_events_open ON storefront_inbox_events (order_no, seq)
+    WHERE state IN ('pending', 'claimed');
+DROP INDEX IF EXISTS storefront_inbox_events_state;
+DROP INDEX IF EXISTS storefront_inbox_events_order;
+-- The highest status_version handed to the app per payment, and the event that set it
+-- (written by storefront_inbox_claim only).
 CREATE TABLE IF NOT EXISTS storefront_inbox_watermarks (
     order_no TEXT PRIMARY KEY,
     external_reference TEXT NOT NULL,
     status TEXT NOT NULL,
     status_version BIGINT NOT NULL,
+    event_ref TEXT NOT NULL,
     amount_minor BIGINT NOT NULL,
     currency TEXT NOT NULL,
     updated_at BIGINT NOT NULL);
@@ -90,60 +98,22 @@ CREATE TABLE IF NOT EXISTS storefront_inbox_bookings (
 CREATE TABLE IF NOT EXISTS storefront_inbox_rejections (
     reason TEXT PRIMARY KEY,
     count BIGINT NOT NULL);
+-- Receiving is one INSERT now (INSERT above); versions are ordered by the claim.
+DROP FUNCTION IF EXISTS storefront_inbox_insert(TEXT, TEXT, TEXT, TEXT, TEXT, BIGINT, TEXT,
+    BIGINT, TEXT, BOOLEAN, TEXT);
 
--- "Store the notification reliably before returning", "deduplicate by notification id" (ON
--- CONFLICT (id) DO NOTHING) and "a lower version must not overwrite a higher one": under the
--- payment's lock, a version at or below the watermark is stored as 'stale'; a higher one raises
--- the watermark and supersedes the payment's waiting events of lower versions.
-CREATE OR REPLACE FUNCTION storefront_inbox_insert(
-    p_id TEXT, p_source TEXT, p_order_no TEXT, p_external_reference TEXT, p_status TEXT,
-    p_status_version BIGINT, p_event_id TEXT, p_amount_minor BIGINT, p_currency TEXT,
-    p_test_mode BOOLEAN, p_body TEXT) RETURNS TEXT LANGUAGE plpgsql AS $fn$
-DECLARE
-    v_now BIGINT;
-    v_watermark BIGINT;
-    v_stale BOOLEAN;
-BEGIN
-    PERFORM pg_advisory_xact_lock(hashtextextended('storefront_inbox_order:' || p_order_no, 0));
-    v_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
-    SELECT w.status_version INTO v_watermark FROM storefront_inbox_watermarks w
-        WHERE w.order_no = p_order_no;
-    v_stale := v_watermark IS NOT NULL AND p_status_version <= v_watermark;
-    INSERT INTO storefront_inbox_events (id, source, order_no, external_reference, status,
-        status_version, event_id, amount_minor, currency, test_mode, body, state, received_at,
-        finished_at)
-    VALUES (p_id, p_source, p_order_no, p_external_reference, p_status, p_status_version,
-        p_event_id, p_amount_minor, p_currency, p_test_mode, p_body,
-        CASE WHEN v_stale THEN 'stale' ELSE 'pending' END, v_now,
-        CASE WHEN v_stale THEN v_now END)
-    ON CONFLICT (id) DO NOTHING;
-    IF NOT FOUND THEN
-        RETURN 'duplicate';
-    END IF;
-    IF v_stale THEN
-        RETURN 'stale';
-    END IF;
-    INSERT INTO storefront_inbox_watermarks (order_no, external_reference, status,
-        status_version, amount_minor, currency, updated_at)
-    VALUES (p_order_no, p_external_reference, p_status, p_status_version, p_amount_minor,
-        p_currency, v_now)
-    ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
-        status_version = excluded.status_version, updated_at = excluded.updated_at;
-    -- A waiting event of the same payment is superseded: the app only moves forward.
-    UPDATE storefront_inbox_events SET state = 'stale', finished_at = v_now
-        WHERE order_no = p_order_no AND state = 'pending' AND NOT replayed
-          AND status_version < p_status_version;
-    RETURN 'stored';
-END
-$fn$;
-
--- Hands out up to p_n waiting events, oldest first, at most one per payment and none of a
--- payment with an event out under a live lease, all under the claim lock (and each payment's
--- rows under its receivers' lock, taken if free, so a receiver superseding them, which holds
--- it, never waits on this claim's row locks while this claim waits on its own). An event below
--- its payment's watermark becomes 'stale'; a 'paid' event whose event_id is booked becomes a
--- 'duplicate' (unless replayed); book is set for the first event handed out that carries a
--- not-yet-booked event_id. Every change is conditional on the row still waiting.
+-- Hands out up to p_n open events (pending, or claimed with the lease run out), oldest first,
+-- under the claim lock, and decides "a lower version must not overwrite a higher one" here:
+-- unless replayed, an event becomes 'stale' when its payment's watermark (the highest version
+-- handed out) is above it, or equal but set by another event, or equal and set under its id
+-- while this row was never claimed (a very late redelivery of a notification whose row
+-- retention purged), or when another open event of the payment has a higher version (only the
+-- highest open version is handed out). A payment with an event out under a live lease (or
+-- taken by this claim) waits. A 'paid' event whose event_id is booked becomes a 'duplicate'
+-- (unless replayed); book is set for the first event handed out that carries a not-yet-booked
+-- event_id. An event handed out raises its payment's
+-- watermark (a replayed one never lowers it). Every change to an event is conditional on the
+-- row still being open, so a late completion or release is never overwritten.
 CREATE OR REPLACE FUNCTION storefront_inbox_claim(p_n BIGINT, p_lease_ms BIGINT, p_claim TEXT)
 RETURNS TABLE (o_id TEXT, o_claim TEXT, o_order_no TEXT, o_external_reference TEXT,
     o_status TEXT, o_status_version BIGINT, o_event_id TEXT, o_amount_minor BIGINT,
@@ -152,45 +122,55 @@ RETURNS TABLE (o_id TEXT, o_claim TEXT, o_order_no TEXT, o_external_reference TE
 DECLARE
     v_now BIGINT;
     v_lease_until BIGINT;
-    v_busy TEXT[];
+    v_taken_orders TEXT[] := '{}';
     v_taken BIGINT := 0;
     v_rows BIGINT;
-    v_stale BOOLEAN;
+    v_mark_version BIGINT;
+    v_mark_ref TEXT;
+    v_newer BOOLEAN;
+    v_busy BOOLEAN;
     v_booked BOOLEAN;
     c RECORD;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended('storefront_inbox_claim', 0));
     v_now := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
     v_lease_until := v_now + LEAST(GREATEST(p_lease_ms, 0), 9223372036854775807 - v_now);
-    -- Payments with an event out under a live lease wait.
-    SELECT coalesce(array_agg(DISTINCT e.order_no), '{}') INTO v_busy
-        FROM storefront_inbox_events e WHERE e.state = 'claimed' AND e.lease_until > v_now;
     FOR c IN
-        SELECT e.id, e.order_no, e.status_version, e.status, e.event_id,
-            COALESCE(w.status_version, e.status_version) AS watermark, e.replayed,
-            EXISTS (SELECT 1 FROM storefront_inbox_bookings b WHERE b.event_id = e.event_id)
-                AS booked
+        SELECT e.id, e.order_no, e.external_reference, e.status, e.status_version, e.event_id,
+            e.amount_minor, e.currency, e.replayed, e.attempts
         FROM storefront_inbox_events e
-        LEFT JOIN storefront_inbox_watermarks w ON w.order_no = e.order_no
-        WHERE e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= v_now)
+        WHERE e.state IN ('pending', 'claimed')
+          AND (e.state = 'pending' OR e.lease_until <= v_now)
         ORDER BY e.seq LIMIT p_n * 8 + 64
     LOOP
         EXIT WHEN v_taken >= p_n;
-        -- Any state carrying an event_id (paid, and refunded or chargeback after it) is a
-        -- confirmed payment event: booked once, whichever state the app first sees.
-        v_booked := c.event_id IS NOT NULL AND c.booked;
-        v_stale := NOT c.replayed AND c.status_version < c.watermark;
-        CONTINUE WHEN NOT v_stale AND c.order_no = ANY (v_busy);
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(
-            hashtextextended('storefront_inbox_order:' || c.order_no, 0));
-        IF v_stale THEN
-            -- A newer state of the payment arrived: this one is never handed out.
+        -- The payment's watermark, whether another of its open events is newer, and whether
+        -- it has an event out under a live lease (each statement sees this claim's changes).
+        SELECT w.status_version, w.event_ref, o.newer, o.busy
+            INTO v_mark_version, v_mark_ref, v_newer, v_busy
+        FROM (SELECT
+                coalesce(bool_or(x.status_version > c.status_version
+                    AND (x.state = 'pending' OR x.lease_until <= v_now)), FALSE) AS newer,
+                coalesce(bool_or(x.state = 'claimed' AND x.lease_until > v_now), FALSE) AS busy
+              FROM storefront_inbox_events x
+              WHERE x.order_no = c.order_no AND x.state IN ('pending', 'claimed')) o
+        LEFT JOIN storefront_inbox_watermarks w ON w.order_no = c.order_no;
+        IF NOT c.replayed AND (v_newer
+            OR coalesce(v_mark_version > c.status_version
+                OR (v_mark_version = c.status_version
+                    AND (v_mark_ref <> c.id OR c.attempts = 0)), FALSE)) THEN
+            -- A newer state of the payment was handed out or waits: never hand this one out.
             UPDATE storefront_inbox_events e SET state = 'stale', finished_at = v_now,
                 claim = NULL, lease_until = NULL
             WHERE e.id = c.id
               AND (e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= v_now));
             CONTINUE;
         END IF;
+        CONTINUE WHEN v_busy OR c.order_no = ANY (v_taken_orders);
+        -- Any state carrying an event_id (paid, and refunded or chargeback after it) is a
+        -- confirmed payment event: booked once, whichever state the app first sees.
+        v_booked := c.event_id IS NOT NULL AND EXISTS (
+            SELECT 1 FROM storefront_inbox_bookings b WHERE b.event_id = c.event_id);
         IF v_booked AND NOT c.replayed AND c.status = 'paid' THEN
             -- The payment event reached the app under another id: once is enough.
             UPDATE storefront_inbox_events e SET state = 'duplicate', finished_at = v_now,
@@ -209,10 +189,20 @@ BEGIN
                 e.status_version, e.event_id, e.amount_minor, e.currency, e.test_mode, e.book,
                 e.source, e.replayed, e.attempts, e.body;
         GET DIAGNOSTICS v_rows = ROW_COUNT;
-        -- Nothing when a receiver superseded it or its worker completed it meanwhile.
+        -- Nothing when its previous worker, whose lease ran out, completed it meanwhile.
         IF v_rows > 0 THEN
             v_taken := v_taken + 1;
-            v_busy := v_busy || c.order_no;
+            v_taken_orders := v_taken_orders || c.order_no;
+            -- The highest version handed out (a replayed lower one leaves it).
+            INSERT INTO storefront_inbox_watermarks AS w (order_no, external_reference, status,
+                status_version, event_ref, amount_minor, currency, updated_at)
+            VALUES (c.order_no, c.external_reference, c.status, c.status_version, c.id,
+                c.amount_minor, c.currency, v_now)
+            ON CONFLICT (order_no) DO UPDATE SET external_reference = excluded.external_reference,
+                status = excluded.status, status_version = excluded.status_version,
+                event_ref = excluded.event_ref, amount_minor = excluded.amount_minor,
+                currency = excluded.currency, updated_at = excluded.updated_at
+            WHERE excluded.status_version >= w.status_version;
         END IF;
     END LOOP;
 END
@@ -277,7 +267,14 @@ const CONNECTIONS: usize = 4;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The hot operations' statements, prepared once per connection.
-const INSERT: &str = "SELECT storefront_inbox_insert($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
+/// Receiving: one INSERT, no lock ("deduplicate by notification `id`": `ON CONFLICT (id) DO
+/// NOTHING`, so no row inserted is a duplicate); the claim orders versions.
+const INSERT: &str = "INSERT INTO storefront_inbox_events (id, source, order_no,
+    external_reference, status, status_version, event_id, amount_minor, currency, test_mode, body,
+    state, received_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending',
+        floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+    ON CONFLICT (id) DO NOTHING";
 const CLAIM: &str = "SELECT * FROM storefront_inbox_claim($1, $2, $3)";
 const COMPLETE: &str = "SELECT storefront_inbox_complete($1, $2)";
 const RELEASE: &str = "SELECT storefront_inbox_release($1, $2)";
@@ -451,12 +448,12 @@ fn int(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)
 }
 
-/// "Store the notification reliably before returning", "deduplicate by notification `id`",
-/// "a lower version must not overwrite a higher one": `storefront_inbox_insert`.
+/// "Store the notification reliably before returning", "deduplicate by notification `id`": one
+/// INSERT (no row inserted: the id was stored before).
 async fn insert_op(c: &Conn, e: &Incoming) -> OpResult<Inserted> {
-    let row = c
+    let inserted = c
         .client
-        .query_one(
+        .execute(
             &c.insert,
             &[
                 &e.id,
@@ -473,12 +470,11 @@ async fn insert_op(c: &Conn, e: &Incoming) -> OpResult<Inserted> {
             ],
         )
         .await?;
-    match row.try_get::<_, &str>(0)? {
-        "stored" => Ok(Inserted::Stored),
-        "stale" => Ok(Inserted::Stale),
-        "duplicate" => Ok(Inserted::Duplicate),
-        other => Err(unexpected(other)),
-    }
+    Ok(if inserted == 0 {
+        Inserted::Duplicate
+    } else {
+        Inserted::Stored
+    })
 }
 
 /// An answer of a function this version does not know (an incompatible one replaced it).
@@ -653,7 +649,7 @@ async fn replay_op(c: &Conn, which: &Replay) -> OpResult<u64> {
     }
 }
 
-/// Every payment's watermark (the highest `status_version` received) and booking.
+/// Every payment's watermark (the highest `status_version` handed out) and booking.
 async fn watermarks_op(c: &Conn) -> OpResult<Vec<Watermark>> {
     let rows = c
         .client
@@ -683,7 +679,7 @@ async fn watermarks_op(c: &Conn) -> OpResult<Vec<Watermark>> {
 
 impl InboxStore for PostgresInbox {
     /// "Store the notification reliably before returning" (committed before the receipt),
-    /// "deduplicate by notification `id`", "a lower version must not overwrite a higher one".
+    /// "deduplicate by notification `id`" (versions are ordered by the claim).
     fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted> {
         Box::pin(async move { on_connection!(self, insert_op(event)) })
     }
@@ -693,7 +689,8 @@ impl InboxStore for PostgresInbox {
         Box::pin(async move { on_connection!(self, reject_op(reason)) })
     }
 
-    /// Claims under the database-wide claim lock: one worker per event, one event per payment.
+    /// Claims under the database-wide claim lock: one worker per event, one event per payment,
+    /// "a lower version must not overwrite a higher one".
     fn claim<'a>(
         &'a self,
         n: u32,

@@ -121,11 +121,12 @@ final class InboxTest extends TestCase
         $this->assertSame(200, $status);
         $this->assertSame('duplicate', json_decode($answer, true)['outcome']);
 
-        // An older version of the same payment arriving late: acknowledged, never handed out.
+        // An older version of the same payment arriving late: acknowledged and stored; the claim
+        // keeps it as stale, never hands it out.
         $pending = self::body('EVT-PENDING', 'pending', 1, null);
         [$status, , $receipt] = $this->inbox->receive(self::server('EVT-PENDING', $pending), $pending);
         $this->assertSame(200, $status);
-        $this->assertSame('stale', $receipt['outcome']);
+        $this->assertSame('stored', $receipt['outcome']);
 
         // Refused: a tampered body, a wrong secret, an old timestamp, a missing header, a header twice.
         [$status, , $receipt] = $this->inbox->receive(self::server('EVT-PAID', $paid), $paid . ' ');
@@ -227,7 +228,7 @@ final class InboxTest extends TestCase
         $payment = json_decode(self::body('X', 'paid', 4, 'PE-9'), true)['data'];
         $this->assertSame('stored', $this->inbox->enterReconciled($payment));
         $this->assertSame('duplicate', $this->inbox->enterReconciled($payment), 'the same reconciliation again');
-        $this->assertSame('stale', $this->inbox->enterReconciled(['status_version' => 3] + $payment), 'a version below the watermark');
+        $this->assertSame('stored', $this->inbox->enterReconciled(['status_version' => 3] + $payment), 'a lower version: stored, never handed out');
         $event = $this->inbox->claim()[0];
         $this->assertSame(['reconciliation', true, 'reconciled:MP-PHP-1:4'], [$event['source'], $event['book'], $event['id']]);
         $this->inbox->complete($event);

@@ -80,9 +80,10 @@ def test_stored_duplicate_stale_and_rejected_answers(inbox):
     receipt = inbox.receive_receipt(signed("EVT-1", body), body)
     assert (receipt.status, receipt.outcome, receipt.id) == (200, "duplicate", "EVT-1")
     assert json.loads(receipt.body)["outcome"] == "duplicate"
-    # A lower version of the same payment under another id: acknowledged, kept as stale.
+    # A lower version of the same payment under another id: acknowledged and stored; the claim
+    # keeps it as stale, never hands it out.
     older = notification("EVT-0", "MP-1", status="pending", version=1)
-    assert inbox.receive_receipt(signed("EVT-0", older), older).outcome == "stale"
+    assert inbox.receive_receipt(signed("EVT-0", older), older).outcome == "stored"
     # Refused by verification: a 400 answer, not an exception.
     status, answer = inbox.receive(signed("EVT-2", body, secret="whsec_someone_else_0123456789abcdef"), body)
     assert status == 400
@@ -91,8 +92,10 @@ def test_stored_duplicate_stale_and_rejected_answers(inbox):
     assert (old.status, old.outcome, old.reason) == (400, "rejected", "timestamp_too_old")
     missing = inbox.receive_receipt({}, body)
     assert (missing.status, missing.reason) == (400, "missing_header")
+    [handed] = inbox.claim()
+    assert handed.id == "EVT-1"
     status = inbox.status()
-    assert status.pending == 1 and status.stale == 1
+    assert (status.pending, status.claimed, status.stale) == (0, 1, 1)
     assert status.rejected == {"signature_mismatch": 1, "timestamp_too_old": 1, "missing_header": 1}
 
 
@@ -291,7 +294,7 @@ def test_sandbox_deliveries_through_a_wsgi_receiver_are_booked_once(sandbox, cli
             assert conn.execute("SELECT status FROM app_states").fetchone()[0] == "paid"
             # The reconciler finds the same payment paid: no second booking.
             queried = client.merchant_payment(order_no)
-            assert inbox.enter_reconciled(queried) in ("stale", "duplicate")
+            assert inbox.enter_reconciled(queried) in ("stored", "duplicate")
             assert all(not e.book for e in inbox.claim(10))
             # The service delivers the same notification again: acknowledged, stored once.
             records = client.notification_records(order_no)

@@ -272,11 +272,13 @@ class InboxTest {
                 assertEquals(1L, inbox.status().rejected["signature_mismatch"])
                 assertEquals(emptyList<InboxEvent>(), inbox.claim(10, 30_000))
 
-                // The reconciler's view: the watermark with its booking; the queried payment is stale.
+                // The reconciler's view: the watermark with its booking; the queried payment is stored and
+                // the claim keeps it as stale (the app has that version already).
                 val watermark = inbox.watermarks().single { it.orderNo == orderNo }
                 assertEquals(MerchantPaymentStatus.Paid, watermark.status)
                 assertEquals(event.eventId, watermark.bookedEventId)
-                assertEquals(ReceiptOutcome.STALE, inbox.enterReconciled(paid.client.getMerchantPayment(orderNo)))
+                assertEquals(ReceiptOutcome.STORED, inbox.enterReconciled(paid.client.getMerchantPayment(orderNo)))
+                assertEquals(emptyList<InboxEvent>(), inbox.claim(10, 30_000))
 
                 // Replay hands the event out again, never to be booked twice.
                 assertEquals(1L, inbox.replayEvent(event.id))
