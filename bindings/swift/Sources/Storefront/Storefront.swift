@@ -1139,8 +1139,8 @@ public protocol InboxProtocol: AnyObject, Sendable {
     
     /**
      * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
-     * state) into the same flow: the one handler books it once. A version not above the
-     * watermark is `Stale`.
+     * state) into the same flow: the one handler books it once (a version the payment has
+     * moved past is kept as stale when a worker claims).
      */
     func enterReconciled(payment: MerchantPayment) async throws  -> ReceiptOutcome
     
@@ -1331,8 +1331,8 @@ open func completionSql() -> String  {
     
     /**
      * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
-     * state) into the same flow: the one handler books it once. A version not above the
-     * watermark is `Stale`.
+     * state) into the same flow: the one handler books it once (a version the payment has
+     * moved past is kept as stale when a worker claims).
      */
 open func enterReconciled(payment: MerchantPayment)async throws  -> ReceiptOutcome  {
     return
@@ -9658,14 +9658,9 @@ public func FfiConverterTypePaymentWaitOutcome_lower(_ value: PaymentWaitOutcome
 public enum ReceiptOutcome: Equatable, Hashable {
     
     /**
-     * Verified and stored; it will be handed to a worker.
+     * Verified and stored; a worker decides its order (handed out, or kept as stale).
      */
     case stored
-    /**
-     * Verified and stored, but its version is not above the payment's watermark: kept as
-     * stale, never handed out.
-     */
-    case stale
     /**
      * This notification `id` was stored before: acknowledged, stored once.
      */
@@ -9701,13 +9696,11 @@ public struct FfiConverterTypeReceiptOutcome: FfiConverterRustBuffer {
         
         case 1: return .stored
         
-        case 2: return .stale
+        case 2: return .duplicate
         
-        case 3: return .duplicate
+        case 3: return .rejected
         
-        case 4: return .rejected
-        
-        case 5: return .storeFailed
+        case 4: return .storeFailed
         
         default: throw UniffiInternalError.unexpectedEnumCase
         }
@@ -9721,20 +9714,16 @@ public struct FfiConverterTypeReceiptOutcome: FfiConverterRustBuffer {
             writeInt(&buf, Int32(1))
         
         
-        case .stale:
+        case .duplicate:
             writeInt(&buf, Int32(2))
         
         
-        case .duplicate:
+        case .rejected:
             writeInt(&buf, Int32(3))
         
         
-        case .rejected:
-            writeInt(&buf, Int32(4))
-        
-        
         case .storeFailed:
-            writeInt(&buf, Int32(5))
+            writeInt(&buf, Int32(4))
         
         }
     }
@@ -12307,7 +12296,7 @@ private let initializationResult: InitializationResult = {
     if (uniffi_storefront_checksum_method_inbox_completion_sql() != 51277) {
         return InitializationResult.apiChecksumMismatch
     }
-    if (uniffi_storefront_checksum_method_inbox_enter_reconciled() != 33155) {
+    if (uniffi_storefront_checksum_method_inbox_enter_reconciled() != 39377) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_method_inbox_purge() != 38221) {

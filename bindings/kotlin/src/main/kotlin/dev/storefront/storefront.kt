@@ -1337,7 +1337,7 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
     if ((lib.uniffi_storefront_checksum_method_inbox_completion_sql() and 0xFFFF) != 51277) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
-    if ((lib.uniffi_storefront_checksum_method_inbox_enter_reconciled() and 0xFFFF) != 33155) {
+    if ((lib.uniffi_storefront_checksum_method_inbox_enter_reconciled() and 0xFFFF) != 39377) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_method_inbox_purge() and 0xFFFF) != 38221) {
@@ -2727,8 +2727,8 @@ public interface InboxInterface {
     
     /**
      * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
-     * state) into the same flow: the one handler books it once. A version not above the
-     * watermark is `Stale`.
+     * state) into the same flow: the one handler books it once (a version the payment has
+     * moved past is kept as stale when a worker claims).
      */
     suspend fun `enterReconciled`(`payment`: MerchantPayment): ReceiptOutcome
     
@@ -2992,8 +2992,8 @@ open class Inbox: Disposable, AutoCloseable, InboxInterface
     
     /**
      * Enters a payment the reconciler found (paid at the service, not booked here, or any newer
-     * state) into the same flow: the one handler books it once. A version not above the
-     * watermark is `Stale`.
+     * state) into the same flow: the one handler books it once (a version the payment has
+     * moved past is kept as stale when a worker claims).
      */
     @Throws(InboxException::class)
     @Suppress("ASSIGNED_BUT_NEVER_ACCESSED_VARIABLE")
@@ -11521,14 +11521,9 @@ public object FfiConverterTypePaymentWaitOutcome : FfiConverterRustBuffer<Paymen
 enum class ReceiptOutcome {
     
     /**
-     * Verified and stored; it will be handed to a worker.
+     * Verified and stored; a worker decides its order (handed out, or kept as stale).
      */
     STORED,
-    /**
-     * Verified and stored, but its version is not above the payment's watermark: kept as
-     * stale, never handed out.
-     */
-    STALE,
     /**
      * This notification `id` was stored before: acknowledged, stored once.
      */
