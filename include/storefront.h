@@ -621,13 +621,13 @@ void sf_inbox_free(sf_inbox *inbox);
 // Receives one delivery: the three header values as received (`X-Service-Event-ID`,
 // `X-Service-Timestamp`, `X-Service-Signature`; NULL when absent) and the raw body bytes
 // exactly as received. Verifies it (the checks of `sf_webhook_verify`, on the system clock),
-// then stores it in one transaction (deduplicated by notification `id`, stale when its
-// `status_version` is not above the payment's watermark).
+// then stores it (deduplicated by notification `id`; its order by `status_version` is decided
+// when a worker claims).
 //
 // Every delivery is a successful call: `*http_status_out` receives the HTTP status to answer
 // the service with (200 stored or already stored, 400 refused by verification, 503 the store
 // could not commit: the service delivers again) and `*receipt_json_out` the receipt
-// `{"status", "outcome": "stored"|"stale"|"duplicate"|"rejected"|"store_failed", "id",
+// `{"status", "outcome": "stored"|"duplicate"|"rejected"|"store_failed", "id",
 // "reason", "body"}` where `body` is the small JSON answer body to send. The string is owned by
 // the caller (free with `sf_string_free`). A failure result means a bad argument (NULL handle or
 // out-pointer, invalid UTF-8, input too large) or a cancelled call: answer 503 then.

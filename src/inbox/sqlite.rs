@@ -212,9 +212,6 @@ impl InboxStore for SqliteInbox {
                 if taken.len() >= n as usize {
                     break;
                 }
-                if out.contains(&order_no) {
-                    continue;
-                }
                 if replayed == 0 && superseded(tx, &id, &order_no, version, attempts)? {
                     // A newer state of the payment was handed out or waits: never this one.
                     tx.prepare_cached(
@@ -222,6 +219,9 @@ impl InboxStore for SqliteInbox {
                            claim = NULL, lease_until = NULL WHERE id = ?2",
                     )?
                     .execute(params![now, id])?;
+                    continue;
+                }
+                if out.contains(&order_no) {
                     continue;
                 }
                 let busy: Option<i64> = tx
