@@ -686,6 +686,7 @@ async fn completion_in_own_transaction(backend: &Backend) {
 /// Retention deletes finished rows but keeps watermarks and bookings (a very late duplicate is
 /// then stale); a replay by time range hands completed events out again.
 async fn purge_and_replay(backend: &Backend) {
+    retention_by_default(backend).await;
     let db = backend.fresh().await;
     let inbox = inbox(&db);
     deliver(&inbox, "v-1", "V", "pending", 1, None).await;
@@ -762,6 +763,23 @@ async fn purge_and_replay(backend: &Backend) {
     let left = inbox.claim(5, LONG).await.expect("claim");
     assert_eq!(left.len(), 1);
     assert_eq!(left[0].id, "x-1");
+}
+
+/// "Retention of completed rows": a claiming inbox deletes finished rows past its retention
+/// by itself (the first claim, then once an hour), keeping watermarks and bookings.
+async fn retention_by_default(backend: &Backend) {
+    let db = backend.fresh().await;
+    let first = inbox(&db);
+    deliver(&first, "k-2", "K", "paid", 2, Some("EK")).await;
+    let e = first.claim(5, LONG).await.expect("claim");
+    first.complete(&e[0]).await.expect("complete");
+    assert_eq!(status(&first).await.completed, 1);
+    // A worker started with a zero retention: its first claim purges the finished row.
+    let worker = inbox(&db).with_retention(Duration::ZERO);
+    assert!(worker.claim(5, LONG).await.expect("claim").is_empty());
+    let s = status(&worker).await;
+    assert_eq!((s.completed, s.booked), (0, 1), "{s:?}");
+    assert_eq!(worker.watermarks().await.expect("watermarks").len(), 1);
 }
 
 /// A small deterministic shuffle (xorshift).

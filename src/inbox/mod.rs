@@ -359,7 +359,14 @@ pub struct Inbox {
     verifier: WebhookVerifier,
     /// Shown in `Debug`: the backend, never the URL.
     backend: &'static str,
+    /// How long finished rows are kept ([`DEFAULT_RETENTION`]).
+    retention: Duration,
+    /// When this inbox object last purged (claims purge at most once per [`PURGE_INTERVAL`]).
+    last_purge: std::sync::Mutex<Option<std::time::Instant>>,
 }
+
+/// How often a claiming inbox deletes finished rows past their retention.
+pub const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
 
 impl fmt::Debug for Inbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -388,22 +395,45 @@ impl Inbox {
                 let path = parsed
                     .to_file_path()
                     .map_err(|_| bad("a sqlite inbox URL needs an absolute file path".into()))?;
-                Ok(Inbox {
-                    store: Box::new(sqlite::SqliteInbox::new(path)),
+                Ok(Inbox::with_store(
+                    Box::new(sqlite::SqliteInbox::new(path)),
                     verifier,
-                    backend: "sqlite",
-                })
+                    "sqlite",
+                ))
             }
             #[cfg(feature = "store-postgres")]
-            "postgres" | "postgresql" => Ok(Inbox {
-                store: Box::new(postgres::PostgresInbox::new(&Secret::new(url.trim()))?),
+            "postgres" | "postgresql" => Ok(Inbox::with_store(
+                Box::new(postgres::PostgresInbox::new(&Secret::new(url.trim()))?),
                 verifier,
-                backend: "postgres",
-            }),
+                "postgres",
+            )),
             other => Err(bad(format!(
                 "inbox URL scheme {other} is not supported by this build (sqlite://, postgres://)"
             ))),
         }
+    }
+
+    #[allow(dead_code)] // without a backend feature nothing opens one
+    fn with_store(
+        store: Box<dyn InboxStore>,
+        verifier: WebhookVerifier,
+        backend: &'static str,
+    ) -> Inbox {
+        Inbox {
+            store,
+            verifier,
+            backend,
+            retention: DEFAULT_RETENTION,
+            last_purge: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Keeps finished rows (completed, stale, duplicate) for `retention` instead of
+    /// [`DEFAULT_RETENTION`] (30 days): a claiming inbox deletes older ones at most once per
+    /// [`PURGE_INTERVAL`] (watermarks and bookings are kept).
+    pub fn with_retention(mut self, retention: Duration) -> Inbox {
+        self.retention = retention;
+        self
     }
 
     /// The backend's name (`sqlite`, `postgres`).
@@ -527,7 +557,26 @@ impl Inbox {
         let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
         let claim = hex::encode(bytes);
         let lease_ms = lease.as_millis().clamp(1, u64::MAX as u128) as u64;
+        self.purge_when_due().await;
         self.store.claim(n.max(1), lease_ms, &claim).await
+    }
+
+    /// Retention by default: the first claim, then one claim per [`PURGE_INTERVAL`], deletes
+    /// finished rows past the retention. A failure is logged and tried again next interval.
+    async fn purge_when_due(&self) {
+        let now = std::time::Instant::now();
+        {
+            let Ok(mut last) = self.last_purge.lock() else {
+                return;
+            };
+            if last.is_some_and(|at| now.duration_since(at) < PURGE_INTERVAL) {
+                return;
+            }
+            *last = Some(now);
+        }
+        if let Err(e) = self.purge(self.retention).await {
+            tracing::warn!(error = %e, "inbox: could not delete finished rows past their retention");
+        }
     }
 
     /// Marks `event` handled (and, for a `book` event, its payment event booked). Fails with
