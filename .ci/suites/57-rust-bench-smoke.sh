@@ -20,3 +20,4 @@ check "worst run" cargo bench --profile dev --bench waiters -- --smoke
 # The shared-state bench starts Redis and PostgreSQL itself (installed by the project's script).
 bash .ci/install-servers.sh
 check "round trips per admitted call" cargo bench --profile dev --features server --bench shared_state -- --smoke
+check "ratio inbox / hand-written" cargo bench --profile dev --features server --bench inbox -- --smoke
