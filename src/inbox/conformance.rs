@@ -555,6 +555,15 @@ async fn refund_and_paid_duplicate(backend: &Backend) {
     assert!(inbox.claim(5, LONG).await.expect("claim").is_empty());
     let s = status(&inbox).await;
     assert_eq!((s.duplicate, s.booked, s.pending), (1, 2, 0), "{s:?}");
+    // The app has that state (paid) already: the duplicate's version is the watermark.
+    let mark = inbox
+        .watermarks()
+        .await
+        .expect("watermarks")
+        .into_iter()
+        .find(|w| w.order_no == "S")
+        .expect("S");
+    assert_eq!(mark.status_version, 3);
 
     // Paid, then refunded, both stored before any worker: the paid event is superseded, and
     // the refund is the first event handed out with the payment event, so it carries `book`

@@ -172,11 +172,20 @@ BEGIN
         v_booked := c.event_id IS NOT NULL AND EXISTS (
             SELECT 1 FROM storefront_inbox_bookings b WHERE b.event_id = c.event_id);
         IF v_booked AND NOT c.replayed AND c.status = 'paid' THEN
-            -- The payment event reached the app under another id: once is enough.
+            -- The payment event reached the app under another id: once is enough. The app
+            -- has this state (paid) already, so its version is the payment's watermark.
             UPDATE storefront_inbox_events e SET state = 'duplicate', finished_at = v_now,
                 claim = NULL, lease_until = NULL
             WHERE e.id = c.id
               AND (e.state = 'pending' OR (e.state = 'claimed' AND e.lease_until <= v_now));
+            INSERT INTO storefront_inbox_watermarks AS w (order_no, external_reference, status,
+                status_version, event_ref, amount_minor, currency, updated_at)
+            VALUES (c.order_no, c.external_reference, c.status, c.status_version, c.id,
+                c.amount_minor, c.currency, v_now)
+            ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
+                status_version = excluded.status_version, event_ref = excluded.event_ref,
+                updated_at = excluded.updated_at
+            WHERE excluded.status_version > w.status_version;
             CONTINUE;
         END IF;
         RETURN QUERY

@@ -249,12 +249,14 @@ impl InboxStore for SqliteInbox {
                     _ => false,
                 };
                 if booked && replayed == 0 && status == "paid" {
-                    // The payment event reached the app under another id: once is enough.
+                    // The payment event reached the app under another id: once is enough. The
+                    // app has this state (paid) already, so its version is the watermark.
                     tx.prepare_cached(
                         "UPDATE storefront_inbox_events SET state = 'duplicate', finished_at = ?1,
                            claim = NULL, lease_until = NULL WHERE id = ?2",
                     )?
                     .execute(params![now, id])?;
+                    raise_watermark(tx, &id, now)?;
                     continue;
                 }
                 let book = event_id.is_some() && !booked;
@@ -263,19 +265,7 @@ impl InboxStore for SqliteInbox {
                        lease_until = ?2, attempts = attempts + 1, book = ?3 WHERE id = ?4",
                 )?
                 .execute(params![claim, lease_until, book, id])?;
-                // The watermark: the highest version handed to the app (a replay of an older
-                // event leaves it).
-                tx.prepare_cached(
-                    "INSERT INTO storefront_inbox_watermarks (order_no, external_reference,
-                       status, status_version, amount_minor, currency, event_ref, updated_at)
-                     SELECT order_no, external_reference, status, status_version, amount_minor,
-                       currency, id, ?2 FROM storefront_inbox_events WHERE id = ?1
-                     ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
-                       status_version = excluded.status_version, event_ref = excluded.event_ref,
-                       updated_at = excluded.updated_at
-                     WHERE excluded.status_version >= storefront_inbox_watermarks.status_version",
-                )?
-                .execute(params![id, now])?;
+                raise_watermark(tx, &id, now)?;
                 out.insert(order_no);
                 taken.push(id);
             }
@@ -478,6 +468,23 @@ impl InboxStore for SqliteInbox {
     fn completion_sql(&self) -> &'static str {
         COMPLETION_SQL
     }
+}
+
+/// The payment's watermark, the highest version whose state the app has, raised to event
+/// `id`'s (a replay of an older event leaves it).
+fn raise_watermark(tx: &Transaction<'_>, id: &str, now: i64) -> InboxResult<()> {
+    tx.prepare_cached(
+        "INSERT INTO storefront_inbox_watermarks (order_no, external_reference, status,
+           status_version, amount_minor, currency, event_ref, updated_at)
+         SELECT order_no, external_reference, status, status_version, amount_minor, currency,
+           id, ?2 FROM storefront_inbox_events WHERE id = ?1
+         ON CONFLICT (order_no) DO UPDATE SET status = excluded.status,
+           status_version = excluded.status_version, event_ref = excluded.event_ref,
+           updated_at = excluded.updated_at
+         WHERE excluded.status_version >= storefront_inbox_watermarks.status_version",
+    )?
+    .execute(params![id, now])?;
+    Ok(())
 }
 
 /// Whether event `id` (payment `order_no`, version `version`, claimed `attempts` times) must
