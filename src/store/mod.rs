@@ -259,6 +259,79 @@ pub struct StoredWindow {
     pub paused_for_ms: Option<u64>,
 }
 
+/// A number in a store's text answer (negative reads as 0).
+#[cfg_attr(
+    not(any(feature = "store-redis", feature = "store-postgres")),
+    allow(dead_code)
+)]
+pub(crate) fn parse_count(backend: &str, text: &str, what: &str) -> StoreResult<u64> {
+    text.parse::<i64>()
+        .map(|n| u64::try_from(n).unwrap_or(0))
+        .map_err(|_| {
+            StoreError(format!(
+                "{backend}: unexpected {what} in the store's answer"
+            ))
+        })
+}
+
+/// A failure record as a store keeps it (JSON text).
+#[cfg_attr(
+    not(any(feature = "store-redis", feature = "store-postgres")),
+    allow(dead_code)
+)]
+pub(crate) fn parse_failure(backend: &str, record: &str) -> StoreResult<StoredFailure> {
+    serde_json::from_str(record)
+        .map_err(|e| StoreError(format!("{backend}: unreadable failure record: {e}")))
+}
+
+/// The inspect answer of a Redis script or a PostgreSQL function, as text columns: per class (in
+/// [`LimitClass::ALL`] order) its count and the pause left (empty: none), then the token's
+/// refresh time and expiry (empty: none), the lease column (read by `lease_held`) and the
+/// failure record (empty: none).
+#[cfg_attr(
+    not(any(feature = "store-redis", feature = "store-postgres")),
+    allow(dead_code)
+)]
+pub(crate) fn parse_inspect(
+    backend: &str,
+    out: &[String],
+    lease_held: impl Fn(&str) -> StoreResult<bool>,
+) -> StoreResult<StoredState> {
+    let base = 2 * LimitClass::ALL.len();
+    if out.len() != base + 4 {
+        return Err(StoreError(format!("{backend}: unexpected inspect answer")));
+    }
+    let optional = |text: &str, what: &str| -> StoreResult<Option<u64>> {
+        if text.is_empty() {
+            Ok(None)
+        } else {
+            parse_count(backend, text, what).map(Some)
+        }
+    };
+    let mut windows = Vec::with_capacity(LimitClass::ALL.len());
+    for (i, class) in LimitClass::ALL.into_iter().enumerate() {
+        windows.push(StoredWindow {
+            class,
+            in_window: u32::try_from(parse_count(backend, &out[2 * i], "count")?)
+                .unwrap_or(u32::MAX),
+            paused_for_ms: optional(&out[2 * i + 1], "pause")?,
+        });
+    }
+    let refresh_in = optional(&out[base], "refresh time")?;
+    let failures = if out[base + 3].is_empty() {
+        0
+    } else {
+        parse_failure(backend, &out[base + 3])?.in_a_row
+    };
+    Ok(StoredState {
+        windows,
+        token_shared: refresh_in.is_some_and(|ms| ms > 0),
+        token_expires_in_ms: optional(&out[base + 1], "expiry")?,
+        token_lease_held: lease_held(&out[base + 2])?,
+        token_failures_in_a_row: failures,
+    })
+}
+
 /// One backend of the shared state. Every method is one round trip (one Lua script, one short
 /// transaction) and atomic across processes; keys are namespaced by [`Namespace`].
 pub(crate) trait Store: Send + Sync {

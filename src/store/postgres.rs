@@ -23,7 +23,7 @@ use tokio_postgres::{Client, NoTls, Statement};
 
 use super::{
     Admission, Admit, Namespace, Store, StoreError, StoreFuture, StoreResult, StoredFailure,
-    StoredState, StoredToken, StoredWindow, TokenLookup,
+    StoredState, StoredToken, TokenLookup, parse_count, parse_failure, parse_inspect,
 };
 use crate::error::Error;
 use crate::rate_limit::LimitClass;
@@ -332,17 +332,6 @@ fn ms(value: u64) -> i64 {
     i64::try_from(value.min(1 << 52)).unwrap_or(1 << 52)
 }
 
-fn parse_u64(text: &str, what: &str) -> StoreResult<u64> {
-    text.parse::<i64>()
-        .map(|n| u64::try_from(n).unwrap_or(0))
-        .map_err(|_| StoreError(format!("postgres: unexpected {what} in a function answer")))
-}
-
-fn parse_failure(record: &str) -> StoreResult<StoredFailure> {
-    serde_json::from_str(record)
-        .map_err(|e| StoreError(format!("postgres: unreadable failure record: {e}")))
-}
-
 /// Runs one prepared statement returning one row and takes its first column.
 macro_rules! one {
     ($self:ident, $stmt:ident, $ty:ty, $($param:expr),* $(,)?) => {{
@@ -403,16 +392,16 @@ impl Store for PostgresStore {
                 Some("fresh") if answer.len() == 6 => Ok(TokenLookup::Fresh(StoredToken {
                     token: Secret::new(answer[1].clone()),
                     scope: answer[2].clone(),
-                    expires_in: parse_u64(&answer[3], "expires_in")?,
-                    refresh_in_ms: parse_u64(&answer[4], "refresh time")?,
-                    expires_in_ms: parse_u64(&answer[5], "expiry")?,
+                    expires_in: parse_count("postgres", &answer[3], "expires_in")?,
+                    refresh_in_ms: parse_count("postgres", &answer[4], "refresh time")?,
+                    expires_in_ms: parse_count("postgres", &answer[5], "expiry")?,
                 })),
                 Some("failed") if answer.len() == 3 => Ok(TokenLookup::Failed(
-                    parse_failure(&answer[1])?,
-                    parse_u64(&answer[2], "retry time")?,
+                    parse_failure("postgres", &answer[1])?,
+                    parse_count("postgres", &answer[2], "retry time")?,
                 )),
                 Some("busy") if answer.len() == 2 => Ok(TokenLookup::Busy(
-                    parse_u64(&answer[1], "lease time")?.clamp(1, 100),
+                    parse_count("postgres", &answer[1], "lease time")?.clamp(1, 100),
                 )),
                 Some("leased") => Ok(TokenLookup::Leased),
                 _ => Err(StoreError(
@@ -482,7 +471,7 @@ impl Store for PostgresStore {
             match rows.first() {
                 Some(row) => {
                     let record: String = row.try_get(0).map_err(|e| self.error(&e))?;
-                    Ok(parse_failure(&record)?.in_a_row)
+                    Ok(parse_failure("postgres", &record)?.in_a_row)
                 }
                 None => Ok(0),
             }
@@ -520,40 +509,7 @@ impl Store for PostgresStore {
                 classes,
                 ms(span_ms),
             )?;
-            if out.len() != 2 * LimitClass::ALL.len() + 4 {
-                return Err(StoreError(
-                    "postgres: unexpected storefront_inspect answer".into(),
-                ));
-            }
-            let optional = |text: &str, what: &str| -> StoreResult<Option<u64>> {
-                if text.is_empty() {
-                    Ok(None)
-                } else {
-                    parse_u64(text, what).map(Some)
-                }
-            };
-            let mut windows = Vec::with_capacity(LimitClass::ALL.len());
-            for (i, class) in LimitClass::ALL.into_iter().enumerate() {
-                windows.push(StoredWindow {
-                    class,
-                    in_window: u32::try_from(parse_u64(&out[2 * i], "count")?).unwrap_or(u32::MAX),
-                    paused_for_ms: optional(&out[2 * i + 1], "pause")?,
-                });
-            }
-            let base = 2 * LimitClass::ALL.len();
-            let refresh_in = optional(&out[base], "refresh time")?;
-            let failures = if out[base + 3].is_empty() {
-                0
-            } else {
-                parse_failure(&out[base + 3])?.in_a_row
-            };
-            Ok(StoredState {
-                windows,
-                token_shared: refresh_in.is_some_and(|ms| ms > 0),
-                token_expires_in_ms: optional(&out[base + 1], "expiry")?,
-                token_lease_held: out[base + 2] == "1",
-                token_failures_in_a_row: failures,
-            })
+            parse_inspect("postgres", &out, |lease| Ok(lease == "1"))
         })
     }
 

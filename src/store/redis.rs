@@ -25,7 +25,7 @@ use redis::{AsyncConnectionConfig, RedisError, Script};
 
 use super::{
     Admission, Admit, Namespace, Store, StoreError, StoreFuture, StoreResult, StoredFailure,
-    StoredState, StoredToken, StoredWindow, TokenLookup,
+    StoredState, StoredToken, TokenLookup, parse_count, parse_failure, parse_inspect,
 };
 use crate::error::Error;
 use crate::rate_limit::LimitClass;
@@ -310,17 +310,6 @@ fn ms(value: u64) -> u64 {
     value.min(1 << 50)
 }
 
-fn parse_u64(text: &str, what: &str) -> StoreResult<u64> {
-    text.parse::<i64>()
-        .map(|n| u64::try_from(n).unwrap_or(0))
-        .map_err(|_| StoreError(format!("redis: unexpected {what} in a script answer")))
-}
-
-fn parse_failure(record: &str) -> StoreResult<StoredFailure> {
-    serde_json::from_str(record)
-        .map_err(|e| StoreError(format!("redis: unreadable failure record: {e}")))
-}
-
 impl Store for RedisStore {
     /// The client's sliding log of the class, shared by every process on every host.
     fn admit(&self, admit: Admit) -> StoreFuture<'_, Admission> {
@@ -365,16 +354,16 @@ impl Store for RedisStore {
                 Some("fresh") if answer.len() == 6 => Ok(TokenLookup::Fresh(StoredToken {
                     token: Secret::new(answer[1].clone()),
                     scope: answer[2].clone(),
-                    expires_in: parse_u64(&answer[3], "expires_in")?,
-                    refresh_in_ms: parse_u64(&answer[4], "refresh time")?,
-                    expires_in_ms: parse_u64(&answer[5], "expiry")?,
+                    expires_in: parse_count("redis", &answer[3], "expires_in")?,
+                    refresh_in_ms: parse_count("redis", &answer[4], "refresh time")?,
+                    expires_in_ms: parse_count("redis", &answer[5], "expiry")?,
                 })),
                 Some("failed") if answer.len() == 3 => Ok(TokenLookup::Failed(
-                    parse_failure(&answer[1])?,
-                    parse_u64(&answer[2], "retry time")?,
+                    parse_failure("redis", &answer[1])?,
+                    parse_count("redis", &answer[2], "retry time")?,
                 )),
                 Some("busy") if answer.len() == 2 => Ok(TokenLookup::Busy(
-                    parse_u64(&answer[1], "lease time")?.clamp(1, 100),
+                    parse_count("redis", &answer[1], "lease time")?.clamp(1, 100),
                 )),
                 Some("leased") => Ok(TokenLookup::Leased),
                 _ => Err(bad()),
@@ -438,7 +427,7 @@ impl Store for RedisStore {
                 Err(e) => return Err(self.failed(&e).await),
             };
             match record {
-                Some(record) => Ok(parse_failure(&record)?.in_a_row),
+                Some(record) => Ok(parse_failure("redis", &record)?.in_a_row),
                 None => Ok(0),
             }
         })
@@ -469,41 +458,12 @@ impl Store for RedisStore {
                 .key(self.token_key("failure"))
                 .arg(ms(span_ms));
             let out: Vec<String> = self.invoke(&call).await?;
-            if out.len() != 2 * LimitClass::ALL.len() + 4 {
-                return Err(StoreError("redis: unexpected inspect script answer".into()));
-            }
-            let optional = |text: &str, what: &str| -> StoreResult<Option<u64>> {
-                if text.is_empty() {
-                    Ok(None)
-                } else {
-                    parse_u64(text, what).map(Some)
-                }
-            };
-            let mut windows = Vec::with_capacity(LimitClass::ALL.len());
-            for (i, class) in LimitClass::ALL.into_iter().enumerate() {
-                windows.push(StoredWindow {
-                    class,
-                    in_window: u32::try_from(parse_u64(&out[2 * i], "count")?).unwrap_or(u32::MAX),
-                    paused_for_ms: optional(&out[2 * i + 1], "pause")?,
-                });
-            }
-            let base = 2 * LimitClass::ALL.len();
-            let refresh_in = optional(&out[base], "refresh time")?;
-            let expires_in = optional(&out[base + 1], "expiry")?;
-            let lease_ttl: i64 = out[base + 2]
-                .parse()
-                .map_err(|_| StoreError("redis: unexpected lease time".into()))?;
-            let failures = if out[base + 3].is_empty() {
-                0
-            } else {
-                parse_failure(&out[base + 3])?.in_a_row
-            };
-            Ok(StoredState {
-                windows,
-                token_shared: refresh_in.is_some_and(|ms| ms > 0),
-                token_expires_in_ms: expires_in,
-                token_lease_held: lease_ttl > 0 || lease_ttl == -1,
-                token_failures_in_a_row: failures,
+            // The lease column is its key's remaining time (-1: no expiry, -2: no key).
+            parse_inspect("redis", &out, |lease| {
+                let ttl: i64 = lease
+                    .parse()
+                    .map_err(|_| StoreError("redis: unexpected lease time".into()))?;
+                Ok(ttl > 0 || ttl == -1)
             })
         })
     }
