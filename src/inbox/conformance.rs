@@ -783,7 +783,9 @@ async fn retention_by_default(backend: &Backend) {
     let e = first.claim(5, LONG).await.expect("claim");
     first.complete(&e[0]).await.expect("complete");
     assert_eq!(status(&first).await.completed, 1);
-    // A worker started with a zero retention: its first claim purges the finished row.
+    // A worker started with a zero retention: its first claim purges the finished row (a few
+    // milliseconds later, so the row is strictly older than the retention on the store's clock).
+    tokio::time::sleep(Duration::from_millis(20)).await;
     let worker = inbox(&db).with_retention(Duration::ZERO);
     assert!(worker.claim(5, LONG).await.expect("claim").is_empty());
     let s = status(&worker).await;

@@ -615,7 +615,7 @@ async fn purge_op(c: &Conn, older_than_ms: u64) -> OpResult<u64> {
                 "{NOW_CTE}
                  DELETE FROM storefront_inbox_events
                  WHERE state IN ('completed', 'stale', 'duplicate')
-                   AND finished_at < (SELECT ms FROM now) - $1"
+                   AND finished_at <= (SELECT ms FROM now) - $1"
             ),
             &[&int(older_than_ms)],
         )

@@ -394,7 +394,7 @@ impl InboxStore for SqliteInbox {
             let n = tx
                 .prepare_cached(
                     "DELETE FROM storefront_inbox_events
-                 WHERE state IN ('completed', 'stale', 'duplicate') AND finished_at < ?1",
+                 WHERE state IN ('completed', 'stale', 'duplicate') AND finished_at <= ?1",
                 )?
                 .execute(params![before])?;
             Ok(n as u64)
