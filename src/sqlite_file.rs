@@ -86,18 +86,40 @@ impl SqliteFile {
     {
         crate::store::create_private_file(&self.path)
             .map_err(|e| OpenError(format!("cannot create the database file: {e}")))?;
+        // Switching a fresh file to WAL can answer "database is locked" at once while other
+        // processes open it too (SQLite does not always call the busy handler there): the first
+        // opening is retried, bounded by the busy timeout.
+        let until = std::time::Instant::now() + self.busy;
+        loop {
+            match self.prepare() {
+                Err(rusqlite::Error::SqliteFailure(e, _))
+                    if matches!(
+                        e.code,
+                        rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                    ) && std::time::Instant::now() < until =>
+                {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(e) => return Err(e.into()),
+                Ok(Ok(conn)) => return Ok(conn),
+                Ok(Err(e)) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Opens the connection in WAL mode with the busy timeout and creates the tables.
+    fn prepare(&self) -> Result<Result<Connection, OpenError>, rusqlite::Error> {
         let conn = Connection::open(&self.path)?;
         conn.busy_timeout(self.busy)?;
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |row| row.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(OpenError(format!(
+            return Ok(Err(OpenError(format!(
                 "the database stays in {mode} journal mode (WAL needed)"
-            ))
-            .into());
+            ))));
         }
         conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON;")?;
         conn.execute_batch(self.schema)?;
-        Ok(conn)
+        Ok(Ok(conn))
     }
 }
 
