@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::catalog::CatalogStore;
-use crate::clock::Clock;
+use crate::clock::{Clock, DeliveryTimestamp};
 use crate::faults::FaultStore;
 use crate::limits::RateLimiter;
 use crate::merchant_payments::PaymentStore;
@@ -31,6 +31,8 @@ pub struct Shared {
     pub http: reqwest::Client,
     /// Host names pinned to addresses for notification delivery (`PUT /_sandbox/dns/{host}`).
     pub dns: DnsOverrides,
+    /// Which clock stamps `X-Service-Timestamp` on deliveries (real time by default).
+    pub delivery_timestamp: DeliveryTimestamp,
     world: Mutex<World>,
 }
 
@@ -41,6 +43,7 @@ impl Shared {
         allow_loopback_notify: bool,
         http: reqwest::Client,
         dns: DnsOverrides,
+        delivery_timestamp: DeliveryTimestamp,
     ) -> Self {
         Shared {
             clock: Clock::default(),
@@ -48,6 +51,7 @@ impl Shared {
             allow_loopback_notify,
             http,
             dns,
+            delivery_timestamp,
             world: Mutex::new(World::seeded()),
         }
     }

@@ -94,6 +94,26 @@ pub async fn attempts(
     Json(json!({ "items": items }))
 }
 
+/// POST /_sandbox/notifications/{order_no}/{event_id}/redeliver: sends a stored event again now
+/// (see [`super::store::NotificationStore::redeliver`]), signed afresh. Answers
+/// `{"queued": bool}` (false while an attempt is in flight); 404 `payment_not_found` when the
+/// payment has no such event.
+pub async fn redeliver(
+    State(shared): State<Arc<Shared>>,
+    Path((order_no, event_id)): Path<(String, String)>,
+) -> ApiResult<Json<Value>> {
+    let now = shared.clock.now();
+    let queued = shared
+        .world()
+        .notifications
+        .redeliver(&order_no, &event_id, now)
+        .ok_or_else(|| {
+            ApiError::not_found("payment_not_found")
+                .describe("this payment has no notification with that event id")
+        })?;
+    Ok(Json(json!({ "queued": queued })))
+}
+
 /// Body of PUT /_sandbox/notifications/worker.
 #[derive(Debug, serde::Deserialize)]
 pub struct WorkerSetting {
