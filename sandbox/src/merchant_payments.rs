@@ -85,6 +85,10 @@ pub fn control_routes() -> Router<Arc<Shared>> {
         )
         .route("/merchant-payments/{order_no}/force", post(control::force))
         .route(
+            "/merchant-payments/{order_no}/expire",
+            post(control::expire),
+        )
+        .route(
             "/merchants/{merchant_no}/notification-default",
             put(control::notification_default),
         )

@@ -38,6 +38,10 @@ pub fn control_routes() -> Router<Arc<Shared>> {
     Router::new()
         .route("/notifications/attempts", get(handlers::attempts))
         .route("/notifications/worker", put(handlers::set_worker))
+        .route(
+            "/merchant-payments/{order_no}/notifications/{event_id}/redeliver",
+            post(handlers::redeliver),
+        )
         .route("/dns", delete(handlers::clear_dns))
         .route("/dns/{host}", put(handlers::set_dns))
 }

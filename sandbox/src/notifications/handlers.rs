@@ -94,6 +94,32 @@ pub async fn attempts(
     Json(json!({ "items": items }))
 }
 
+/// POST /_sandbox/merchant-payments/{order_no}/notifications/{event_id}/redeliver: sends the
+/// event again now (see [`super::store::NotificationStore::redeliver_now`]). Answers
+/// `{"redelivery": "advanced" | "queued" | "in_flight"}`; 404 `payment_not_found` for an
+/// unknown payment or event.
+pub async fn redeliver(
+    State(shared): State<Arc<Shared>>,
+    Path((order_no, event_id)): Path<(String, String)>,
+) -> ApiResult<Json<Value>> {
+    use super::store::Redelivery;
+    let now = shared.clock.now();
+    let done = shared
+        .world()
+        .notifications
+        .redeliver_now(&order_no, &event_id, now)
+        .ok_or_else(|| {
+            ApiError::not_found("payment_not_found")
+                .describe("no such payment, or it has no notification with that event id")
+        })?;
+    let name = match done {
+        Redelivery::Advanced => "advanced",
+        Redelivery::Queued => "queued",
+        Redelivery::InFlight => "in_flight",
+    };
+    Ok(Json(json!({ "redelivery": name })))
+}
+
 /// Body of PUT /_sandbox/notifications/worker.
 #[derive(Debug, serde::Deserialize)]
 pub struct WorkerSetting {

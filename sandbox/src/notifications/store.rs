@@ -320,6 +320,48 @@ impl NotificationStore {
     }
 }
 
+/// What [`NotificationStore::redeliver_now`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redelivery {
+    /// A pending record's next attempt is due now (it stays on the automatic schedule).
+    Advanced,
+    /// A delivered or failed record gets one more (manual) attempt, due now.
+    Queued,
+    /// An attempt is running; nothing changed.
+    InFlight,
+}
+
+impl NotificationStore {
+    /// Sends an event again right away (sandbox control): a pending record's next attempt
+    /// becomes due now; a delivered or failed record gets one more attempt due now, counted
+    /// like a re-queue (a 2xx makes it `delivered`, anything else `failed`). While an attempt
+    /// is in flight nothing changes. `None` when the payment has no such event.
+    pub fn redeliver_now(
+        &mut self,
+        order_no: &str,
+        event_id: &str,
+        now: OffsetDateTime,
+    ) -> Option<Redelivery> {
+        let record = self
+            .records
+            .get_mut(order_no)?
+            .iter_mut()
+            .find(|r| r.event_id == event_id)?;
+        if record.in_flight {
+            return Some(Redelivery::InFlight);
+        }
+        let done = if record.status == DeliveryStatus::Pending {
+            Redelivery::Advanced
+        } else {
+            record.status = DeliveryStatus::Pending;
+            record.requeued = true;
+            Redelivery::Queued
+        };
+        record.next_attempt_at = Some(now);
+        Some(done)
+    }
+}
+
 fn push_kept(history: &mut VecDeque<Attempt>, attempt: Attempt) {
     if history.len() >= ATTEMPTS_KEPT {
         history.pop_front();
