@@ -4,6 +4,9 @@
 # package-lock.json), pays a merchant payment on the in-process TLS sandbox's checkout and lands
 # on the return_url; the SDK then reads `paid` (tests/browser_checkout.rs, ignored by a plain
 # `cargo test`). Screenshots are kept in target/test-artifacts/browser-checkout/.
+# Then the sandbox's developer dashboard (/_sandbox/): a payment created through the SDK is paid
+# and refunded with the dashboard's buttons, and its timeline and notification attempts show up
+# (tests/browser_dashboard.rs; screenshots in target/test-artifacts/browser-dashboard/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if ! command -v chromium >/dev/null; then
@@ -20,6 +23,6 @@ if [[ ! -d tests/browser/node_modules/playwright-core \
 fi
 echo "browser: $(chromium --version 2>/dev/null), node $(node --version)"
 CHROMIUM_BIN="$(command -v chromium)" \
-  cargo test -p storefront --test browser_checkout -- --ignored --nocapture
+  cargo test -p storefront --test browser_checkout --test browser_dashboard -- --ignored --nocapture
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
-echo "screenshots: $(ls "$target_dir"/test-artifacts/browser-checkout/*.png | tr '\n' ' ')"
+echo "screenshots: $(ls "$target_dir"/test-artifacts/browser-{checkout,dashboard}/*.png | tr '\n' ' ')"

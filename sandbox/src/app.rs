@@ -13,7 +13,9 @@ use axum::routing::post;
 
 use crate::error::ApiError;
 use crate::state::Shared;
-use crate::{catalog, control, faults, limits, merchant_payments, notifications, requests, seed};
+use crate::{
+    catalog, control, dashboard, faults, limits, merchant_payments, notifications, requests, seed,
+};
 
 /// Builds the whole application over shared state.
 pub fn router(shared: Arc<Shared>) -> Router {
@@ -26,12 +28,14 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .merge(merchant_payments::control_routes())
         .merge(faults::routes())
         .merge(requests::routes())
-        .merge(limits::routes());
+        .merge(limits::routes())
+        .merge(dashboard::routes());
     Router::new()
         .nest(seed::API_PREFIX, api)
         .route(seed::TOKEN_PATH, post(crate::auth::token_endpoint))
         .merge(catalog::root_routes())
         .merge(merchant_payments::root_routes())
+        .merge(dashboard::root_routes())
         .nest(seed::CONTROL_PREFIX, control)
         .fallback(|| async { ApiError::not_found("not_found").describe("no such route") })
         // Innermost: framework answers (wrong method, undecodable path) in the error shape.

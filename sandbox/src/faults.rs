@@ -196,6 +196,11 @@ impl FaultStore {
         self.next_id
     }
 
+    /// The faults still pending, in the order they apply.
+    pub fn pending(&self) -> &[Fault] {
+        &self.faults
+    }
+
     /// Removes every fault.
     pub fn clear(&mut self) {
         self.faults.clear();

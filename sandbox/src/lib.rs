@@ -18,6 +18,7 @@ pub mod catalog;
 pub mod checkout;
 pub mod clock;
 pub mod control;
+pub mod dashboard;
 pub mod error;
 pub mod extract;
 pub mod faults;

@@ -61,6 +61,18 @@ pub enum Bucket {
 }
 
 impl Bucket {
+    /// A short name (`merchant_create`, `merchant_read`, `notification_retry`,
+    /// `checkout_read`, `checkout_start`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Bucket::MerchantCreate => "merchant_create",
+            Bucket::MerchantRead => "merchant_read",
+            Bucket::NotificationRetry => "notification_retry",
+            Bucket::CheckoutRead => "checkout_read",
+            Bucket::CheckoutStart => "checkout_start",
+        }
+    }
+
     /// Requests admitted per window.
     pub fn limit(self) -> usize {
         match self {
@@ -71,6 +83,19 @@ impl Bucket {
             Bucket::CheckoutStart => 30,
         }
     }
+}
+
+/// The use of one rate-limit window (see [`RateLimiter::windows`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowUse {
+    /// The budget.
+    pub bucket: Bucket,
+    /// Client id or peer IP.
+    pub key: String,
+    /// Requests counted in the window.
+    pub used: usize,
+    /// When the oldest counted request leaves the window (sandbox clock).
+    pub oldest_leaves_at: OffsetDateTime,
 }
 
 /// Admitted request times per bucket and key, within the last window.
@@ -124,6 +149,27 @@ impl RateLimiter {
         }
         times.push_back(now);
         Ok(())
+    }
+
+    /// Every window with requests counted in the last window length before `now`: bucket,
+    /// key (client id or peer IP), requests counted and when the oldest of them leaves the
+    /// window. Read-only (expired entries are not pruned here).
+    pub fn windows(&self, now: OffsetDateTime) -> Vec<WindowUse> {
+        let mut windows: Vec<WindowUse> = self
+            .hits
+            .iter()
+            .filter_map(|((bucket, key), times)| {
+                let live: Vec<_> = times.iter().filter(|t| **t + self.window > now).collect();
+                Some(WindowUse {
+                    bucket: *bucket,
+                    key: key.clone(),
+                    used: live.len(),
+                    oldest_leaves_at: **live.first()? + self.window,
+                })
+            })
+            .collect();
+        windows.sort_by(|a, b| (a.bucket.name(), &a.key).cmp(&(b.bucket.name(), &b.key)));
+        windows
     }
 
     /// Forgets every counted request.

@@ -39,7 +39,7 @@ pub fn control_routes() -> Router<Arc<Shared>> {
         .route("/notifications/attempts", get(handlers::attempts))
         .route("/notifications/worker", put(handlers::set_worker))
         .route(
-            "/notifications/{order_no}/{event_id}/redeliver",
+            "/merchant-payments/{order_no}/notifications/{event_id}/redeliver",
             post(handlers::redeliver),
         )
         .route("/dns", delete(handlers::clear_dns))

@@ -227,7 +227,7 @@ async fn notify_to_delivers_signed_notifications_and_trigger_drives_the_sandbox(
     let event_id = refund.header("x-service-event-id");
     let before = receiver.received_for(&event_id).len();
     let queued = trigger(&ready_path, &["redeliver", &order_no, &event_id]);
-    assert_eq!(queued["queued"], true, "{queued}");
+    assert_eq!(queued["redelivery"], "queued", "{queued}");
     let again = receiver.wait_for_event(&event_id, before + 1).await;
     let last = again.last().unwrap();
     assert_eq!(last.body, refund.body, "the same stored body is sent again");

@@ -190,8 +190,9 @@ fn parse(args: Vec<String>) -> Result<Parsed, String> {
             Request {
                 method: post,
                 path: vec![
-                    "notifications".into(),
+                    "merchant-payments".into(),
                     words[1].clone(),
+                    "notifications".into(),
                     words[2].clone(),
                     "redeliver".into(),
                 ],

@@ -225,10 +225,11 @@ pub async fn force(
     view(&shared, &world, &order_no)
 }
 
-/// POST /_sandbox/merchant-payments/{order_no}/expire: what the service does on its own when a
-/// payment's time runs out. Advances the sandbox clock to the payment's `expires_at` (never
-/// back) and runs the sweep at once, so the answer already shows `expired` for a payment that
-/// was still open. Every other payment due by then expires too, as it would on the service.
+/// POST /_sandbox/merchant-payments/{order_no}/expire: moves the sandbox clock forward to the
+/// payment's `expires_at` (not at all when it is already reached; the clock never runs back)
+/// and, unless the sweep is paused, runs the sweep, so the payment turns `expired` (no channel
+/// session) or `review` (one was started) at once. Answers `{"advanced_seconds", "now",
+/// "status", "status_version"}`.
 pub async fn expire(
     State(shared): State<Arc<Shared>>,
     Path(order_no): Path<String>,
@@ -240,13 +241,25 @@ pub async fn expire(
         .get(&order_no)
         .ok_or_else(payment_not_found)?
         .expires_at;
-    let ahead = (expires_at - shared.clock.now()).whole_seconds();
-    // One second past `expires_at`: a payment expires once its time has passed.
-    shared.clock.advance(ahead + 1);
+    let left = (expires_at - shared.clock.now()).as_seconds_f64().ceil() as i64;
+    let advanced = left.max(0);
+    shared.clock.advance(advanced);
     let now = shared.clock.now();
     let mut world = shared.world();
-    machine::sweep(&mut world, now);
-    view(&shared, &world, &order_no)
+    if !world.payments.sweep.paused {
+        machine::sweep(&mut world, now);
+    }
+    let payment = world
+        .payments
+        .payments
+        .get(&order_no)
+        .ok_or_else(payment_not_found)?;
+    Ok(Json(json!({
+        "advanced_seconds": advanced,
+        "now": super::views::rfc3339(now),
+        "status": payment.status.as_str(),
+        "status_version": payment.status_version,
+    })))
 }
 
 /// Body of the notification-default control.

@@ -124,7 +124,13 @@ pub async fn create(
         notifications,
         ..
     } = &mut *world;
-    machine::change_status(&mut payment, notifications, Status::Pending, now);
+    machine::change_status(
+        &mut payment,
+        notifications,
+        Status::Pending,
+        now,
+        "created by the merchant".to_owned(),
+    );
     let view = create_view(&shared.origin, &payment);
     payments.by_token.insert(
         payment.checkout_token.expose().to_owned(),
@@ -329,6 +335,7 @@ fn build_payment(
         settlement_coin: None,
         notify,
         fee_reserved: 0,
+        timeline: Vec::new(),
     })
 }
 

@@ -1,12 +1,13 @@
 //! The merchant-payment state machine of the contract ("States and transitions").
 //!
-//! Every status change goes through [`change_status`], which increments `status_version` and
-//! stores the change's notification event in the same critical section (the caller holds the
-//! world lock), so a change and its event are never seen apart.
+//! Every status change goes through [`change_status`], which increments `status_version`, notes
+//! the change in the payment's timeline (when and why) and stores the change's notification
+//! event in the same critical section (the caller holds the world lock), so a change and its
+//! event are never seen apart.
 
 use time::OffsetDateTime;
 
-use super::model::{MerchantPayment, Status};
+use super::model::{MerchantPayment, Status, StatusChange};
 use crate::notifications::NotificationStore;
 
 /// What happens to a payment.
@@ -24,6 +25,37 @@ pub enum Trigger {
     Refund,
     /// Platform-confirmed chargeback.
     Chargeback,
+}
+
+impl Trigger {
+    /// Why `payment` moves to `to` on this trigger, in words (the timeline's "why"); called
+    /// before the change, so `payment` still has its previous status.
+    pub fn reason(self, payment: &MerchantPayment, to: Status) -> String {
+        let channel = payment
+            .session
+            .as_ref()
+            .map(|s| s.payment_no.as_str())
+            .unwrap_or("the channel");
+        match (self, to) {
+            (Trigger::ReadExpiry, _) => {
+                "read after expires_at with no channel session started".to_owned()
+            }
+            (Trigger::Sweep, Status::Review) => {
+                format!("sweep: expires_at reached while the {channel} session was undecided")
+            }
+            (Trigger::Sweep, _) => {
+                "sweep: expires_at reached with no channel session started".to_owned()
+            }
+            (Trigger::PaymentConfirmed, _) if payment.status != Status::Pending => format!(
+                "{channel} confirmed the payment (late, after {})",
+                payment.status.as_str()
+            ),
+            (Trigger::PaymentConfirmed, _) => format!("{channel} confirmed the payment"),
+            (Trigger::Review, _) => "platform put it under review".to_owned(),
+            (Trigger::Refund, _) => "platform confirmed a refund".to_owned(),
+            (Trigger::Chargeback, _) => "platform confirmed a chargeback".to_owned(),
+        }
+    }
 }
 
 /// The state a trigger leads to, or `None` when the contract has no such transition.
@@ -57,20 +89,28 @@ pub fn fire(
 ) -> Option<Status> {
     let due = now >= payment.expires_at;
     let to = next_status(payment.status, trigger, payment.session.is_some(), due)?;
-    change_status(payment, notifications, to, now);
+    let why = trigger.reason(payment, to);
+    change_status(payment, notifications, to, now, why);
     Some(to)
 }
 
-/// Moves a payment to `to`: increments `status_version` and stores the notification event
-/// (when notifications apply to this payment).
+/// Moves a payment to `to`: increments `status_version`, notes the change (when, `why`) in its
+/// timeline and stores the notification event (when notifications apply to this payment).
 pub fn change_status(
     payment: &mut MerchantPayment,
     notifications: &mut NotificationStore,
     to: Status,
     now: OffsetDateTime,
+    why: String,
 ) {
     payment.status = to;
     payment.status_version += 1;
+    payment.timeline.push(StatusChange {
+        status_version: payment.status_version,
+        status: to,
+        at: now,
+        why,
+    });
     notifications.record_event(payment, now);
 }
 

@@ -54,6 +54,20 @@ impl Status {
     }
 }
 
+/// One status change of a payment: the version it made, when (sandbox clock) and why. Kept for
+/// the sandbox dashboard's timeline; never part of a contract answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusChange {
+    /// `status_version` after the change.
+    pub status_version: u64,
+    /// Status after the change.
+    pub status: Status,
+    /// When it changed (sandbox clock).
+    pub at: OffsetDateTime,
+    /// What made it change, in words.
+    pub why: String,
+}
+
 /// A value that must never be printed (checkout tokens, notification secrets).
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Secret(pub String);
@@ -173,6 +187,8 @@ pub struct MerchantPayment {
     /// Platform fee reserved when a merchant-own channel payment started (0 when none, or once
     /// charged or released).
     pub fee_reserved: i64,
+    /// Every status change, oldest first (one per `status_version`).
+    pub timeline: Vec<StatusChange>,
 }
 
 impl MerchantPayment {

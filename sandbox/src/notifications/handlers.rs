@@ -94,24 +94,30 @@ pub async fn attempts(
     Json(json!({ "items": items }))
 }
 
-/// POST /_sandbox/notifications/{order_no}/{event_id}/redeliver: sends a stored event again now
-/// (see [`super::store::NotificationStore::redeliver`]), signed afresh. Answers
-/// `{"queued": bool}` (false while an attempt is in flight); 404 `payment_not_found` when the
-/// payment has no such event.
+/// POST /_sandbox/merchant-payments/{order_no}/notifications/{event_id}/redeliver: sends the
+/// event again now (see [`super::store::NotificationStore::redeliver_now`]). Answers
+/// `{"redelivery": "advanced" | "queued" | "in_flight"}`; 404 `payment_not_found` for an
+/// unknown payment or event.
 pub async fn redeliver(
     State(shared): State<Arc<Shared>>,
     Path((order_no, event_id)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
+    use super::store::Redelivery;
     let now = shared.clock.now();
-    let queued = shared
+    let done = shared
         .world()
         .notifications
-        .redeliver(&order_no, &event_id, now)
+        .redeliver_now(&order_no, &event_id, now)
         .ok_or_else(|| {
             ApiError::not_found("payment_not_found")
-                .describe("this payment has no notification with that event id")
+                .describe("no such payment, or it has no notification with that event id")
         })?;
-    Ok(Json(json!({ "queued": queued })))
+    let name = match done {
+        Redelivery::Advanced => "advanced",
+        Redelivery::Queued => "queued",
+        Redelivery::InFlight => "in_flight",
+    };
+    Ok(Json(json!({ "redelivery": name })))
 }
 
 /// Body of PUT /_sandbox/notifications/worker.

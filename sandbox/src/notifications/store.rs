@@ -320,31 +320,45 @@ impl NotificationStore {
     }
 }
 
+/// What [`NotificationStore::redeliver_now`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redelivery {
+    /// A pending record's next attempt is due now (it stays on the automatic schedule).
+    Advanced,
+    /// A delivered or failed record gets one more (manual) attempt, due now.
+    Queued,
+    /// An attempt is running; nothing changed.
+    InFlight,
+}
+
 impl NotificationStore {
-    /// Sends a stored event again now, as the sandbox's "redeliver" control does: a record
-    /// waiting for a retry is made due at once (its schedule continues afterwards); a delivered
-    /// or exhausted one gets one manual attempt, due now, like a re-queue. `Some(false)` while an
-    /// attempt is in flight; `None` when the payment has no such event.
-    pub fn redeliver(
+    /// Sends an event again right away (sandbox control): a pending record's next attempt
+    /// becomes due now; a delivered or failed record gets one more attempt due now, counted
+    /// like a re-queue (a 2xx makes it `delivered`, anything else `failed`). While an attempt
+    /// is in flight nothing changes. `None` when the payment has no such event.
+    pub fn redeliver_now(
         &mut self,
         order_no: &str,
         event_id: &str,
         now: OffsetDateTime,
-    ) -> Option<bool> {
+    ) -> Option<Redelivery> {
         let record = self
             .records
             .get_mut(order_no)?
             .iter_mut()
             .find(|r| r.event_id == event_id)?;
         if record.in_flight {
-            return Some(false);
+            return Some(Redelivery::InFlight);
         }
-        if record.status != DeliveryStatus::Pending {
+        let done = if record.status == DeliveryStatus::Pending {
+            Redelivery::Advanced
+        } else {
             record.status = DeliveryStatus::Pending;
             record.requeued = true;
-        }
+            Redelivery::Queued
+        };
         record.next_attempt_at = Some(now);
-        Some(true)
+        Some(done)
     }
 }
 

@@ -1,0 +1,739 @@
+//! HTML of the dashboard pages, from the snapshot structs of [`super::view`] only. Inline CSS,
+//! one small inline script (buttons POST/PUT/DELETE JSON to the control endpoints, then the page
+//! reloads), no external assets. Every text taken from state is escaped.
+
+use std::fmt::Write;
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::view::{AttemptRow, DashboardView, PaymentRow};
+use crate::seed::CONTROL_PREFIX;
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn stamp(at: OffsetDateTime) -> String {
+    at.replace_nanosecond(0)
+        .unwrap_or(at)
+        .format(&Rfc3339)
+        .unwrap_or_default()
+}
+
+fn opt_time(at: Option<OffsetDateTime>) -> String {
+    at.map(stamp).unwrap_or_else(|| "–".to_owned())
+}
+
+/// "in 4m 10s" / "3s ago" relative to `now`.
+fn relative(at: OffsetDateTime, now: OffsetDateTime) -> String {
+    let seconds = (at - now).whole_seconds();
+    let span = |s: i64| {
+        let s = s.abs();
+        match s {
+            0..60 => format!("{s}s"),
+            60..3600 => format!("{}m {}s", s / 60, s % 60),
+            _ => format!("{}h {}m", s / 3600, s % 3600 / 60),
+        }
+    };
+    if seconds >= 0 {
+        format!("in {}", span(seconds))
+    } else {
+        format!("{} ago", span(seconds))
+    }
+}
+
+/// A fixed-point amount with `decimals` digits after the point.
+fn fixed(amount: i64, decimals: u32) -> String {
+    let scale = 10i128.pow(decimals);
+    let value = i128::from(amount);
+    let sign = if value < 0 { "-" } else { "" };
+    let value = value.abs();
+    if decimals == 0 {
+        return format!("{sign}{value}");
+    }
+    format!(
+        "{sign}{}.{:0width$}",
+        value / scale,
+        value % scale,
+        width = decimals as usize
+    )
+}
+
+fn control(path: &str) -> String {
+    format!("{CONTROL_PREFIX}{path}")
+}
+
+/// A form whose buttons send JSON to a control endpoint (see the page script).
+fn action_form(url: &str, method: &str, body: &str, inner: &str) -> String {
+    format!(
+        r#"<form class="act" data-url="{}" data-method="{method}" data-body="{}">{inner}</form>"#,
+        esc(url),
+        esc(body)
+    )
+}
+
+fn button(label: &str, name: &str) -> String {
+    format!(
+        r#"<button type="submit" name="{name}">{}</button>"#,
+        esc(label)
+    )
+}
+
+/// A button of a shared form that carries its own JSON body.
+fn body_button(label: &str, name: &str, body: &str) -> String {
+    format!(
+        r#"<button type="submit" name="{name}" data-body="{}">{}</button>"#,
+        esc(body),
+        esc(label)
+    )
+}
+
+const STYLE: &str = r#"
+body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2733;background:#f4f6f8}
+header{background:#1d2733;color:#fff;padding:.6em 1.2em;display:flex;gap:1.5em;align-items:center;flex-wrap:wrap}
+header a{color:#9cd2ff}header h1{font-size:1.2em;margin:0}
+main{padding:0 1.2em 2em}
+section{background:#fff;border:1px solid #d5dbe1;border-radius:6px;margin:1em 0;padding:.6em 1em}
+h2{font-size:1.05em;margin:.2em 0 .6em}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #e5e9ed;vertical-align:top}
+th{font-weight:600;color:#4a5866;background:#f8fafb}
+code,pre{font:12px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;word-break:break-all;background:#f3f5f7;padding:6px;margin:4px 0}
+form.act{display:inline-flex;gap:4px;align-items:center;margin:2px 6px 2px 0;flex-wrap:wrap}
+button{font:inherit;padding:2px 10px;border:1px solid #7b8a99;border-radius:4px;background:#fff;cursor:pointer}
+button:hover{background:#e8f1fb}button:disabled{opacity:.5}
+input,select{font:inherit;padding:1px 4px}input[type=number]{width:7em}
+.st{display:inline-block;padding:0 6px;border-radius:8px;background:#e5e9ed;font-weight:600}
+.st-paid,.st-delivered{background:#cdebd3;color:#175a26}.st-refunded,.st-chargeback{background:#f6dfc4;color:#7a4506}
+.st-expired,.st-failed{background:#f5d0d0;color:#8a1c1c}.st-review{background:#efe3a8;color:#5d4c00}.st-pending{background:#dde8f5;color:#1d4a7a}
+#flash{margin:.8em 0 0;padding:.4em .8em;border-radius:4px}#flash:empty{display:none}
+#flash.ok{background:#cdebd3}#flash.err{background:#f5d0d0;white-space:pre-wrap}
+.muted{color:#6b7885}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0}dt{color:#4a5866}dd{margin:0}
+details>summary{cursor:pointer}
+"#;
+
+const SCRIPT: &str = r#"
+(() => {
+  const KEY = 'sandbox-dashboard-flash';
+  const flash = document.getElementById('flash');
+  const last = sessionStorage.getItem(KEY);
+  if (last) { sessionStorage.removeItem(KEY); flash.textContent = last; flash.className = 'ok'; }
+  document.addEventListener('submit', async (event) => {
+    const form = event.target;
+    if (!form.dataset.url) return;
+    event.preventDefault();
+    const button = event.submitter;
+    const url = (button && button.dataset.url) || form.dataset.url;
+    const method = (button && button.dataset.method) || form.dataset.method || 'POST';
+    const body = Object.assign({}, JSON.parse(form.dataset.body || '{}'),
+      JSON.parse((button && button.dataset.body) || '{}'));
+    for (const el of form.elements) {
+      if (!el.name || el.tagName === 'BUTTON' || el.value === '') continue;
+      body[el.name] = el.type === 'number' ? Number(el.value) : el.value;
+    }
+    const label = ((button && button.textContent) || 'action').trim() + ': ' + method + ' ' + url;
+    const buttons = form.querySelectorAll('button');
+    buttons.forEach((b) => { b.disabled = true; });
+    try {
+      const init = { method, headers: {} };
+      if (method !== 'DELETE') {
+        init.headers['content-type'] = 'application/json';
+        init.body = JSON.stringify(body);
+      }
+      const res = await fetch(url, init);
+      if (res.ok) {
+        sessionStorage.setItem(KEY, '\u2713 ' + label + ' \u2192 ' + res.status);
+        location.reload();
+        return;
+      }
+      flash.textContent = '\u2717 ' + label + ' \u2192 ' + res.status + ' ' + (await res.text());
+      flash.className = 'err';
+    } catch (e) {
+      flash.textContent = '\u2717 ' + label + ': ' + e;
+      flash.className = 'err';
+    }
+    buttons.forEach((b) => { b.disabled = false; });
+  });
+})();
+"#;
+
+fn page(title: &str, view: &DashboardView, content: &str) -> String {
+    let worker = if view.worker_paused {
+        action_form(
+            &control("/notifications/worker"),
+            "PUT",
+            r#"{"enabled":true}"#,
+            &format!(
+                r#"<span class="st st-failed">delivery worker paused</span>{}"#,
+                button("Resume worker", "resume-worker")
+            ),
+        )
+    } else {
+        action_form(
+            &control("/notifications/worker"),
+            "PUT",
+            r#"{"enabled":false}"#,
+            &format!(
+                r#"<span class="st st-paid">delivery worker running</span>{}"#,
+                button("Pause worker", "pause-worker")
+            ),
+        )
+    };
+    let sweep_toggle = if view.sweep_paused {
+        body_button("Resume sweep", "resume-sweep", r#"{"enabled":true}"#)
+    } else {
+        body_button("Pause sweep", "pause-sweep", r#"{"enabled":false}"#)
+    };
+    let sweep = format!(
+        r#"<form class="act" data-url="{url}" data-method="POST"><span class="st {class}">sweep {state}</span><button type="submit" name="run-sweep">Run sweep now</button>{toggle}</form>"#,
+        url = esc(&control("/sweep")),
+        class = if view.sweep_paused {
+            "st-failed"
+        } else {
+            "st-paid"
+        },
+        state = if view.sweep_paused {
+            "paused"
+        } else {
+            "every clock minute"
+        },
+        toggle = sweep_toggle.replace("<button ", r#"<button data-method="PUT" "#),
+    );
+    let advance = action_form(
+        &control("/clock/advance"),
+        "POST",
+        "{}",
+        &format!(
+            r#"<input type="number" name="seconds" value="60" min="0" aria-label="seconds">{}"#,
+            button("Advance clock (s)", "advance-clock")
+        ),
+    );
+    format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>{title}</title><style>{STYLE}</style></head>
+<body><header><h1><a href="{home}/">Sandbox dashboard</a></h1>
+<div id="clock">Sandbox clock <code>{now}</code> <span class="muted">(real time {offset:+} s)</span></div></header>
+<main><div id="flash" role="status"></div>
+<noscript><p>The buttons need JavaScript (they send JSON to the control endpoints).</p></noscript>
+<section id="controls"><h2>Sandbox</h2>{advance} {worker} {sweep}</section>
+{content}
+</main><script>{SCRIPT}</script></body></html>
+"#,
+        title = esc(title),
+        home = CONTROL_PREFIX,
+        now = stamp(view.clock.now),
+        offset = view.clock.offset_seconds,
+    )
+}
+
+fn status(name: &str) -> String {
+    format!(r#"<span class="st st-{0}">{0}</span>"#, esc(name))
+}
+
+fn payment_link(order_no: &str) -> String {
+    format!(
+        r#"<a href="{CONTROL_PREFIX}/payments/{0}">{0}</a>"#,
+        esc(order_no)
+    )
+}
+
+fn amount(p: &PaymentRow) -> String {
+    format!(
+        "{} {}",
+        fixed(p.amount_minor, p.currency_decimals),
+        esc(&p.currency)
+    )
+}
+
+/// `GET /_sandbox/`: every payment, the latest attempts, catalog orders and trades, faults,
+/// rate limits and wallets.
+pub fn overview(view: &DashboardView) -> String {
+    let mut html = String::new();
+    let now = view.clock.now;
+
+    html.push_str(r#"<section id="payments"><h2>Merchant payments</h2>"#);
+    if view.payments.is_empty() {
+        html.push_str(r#"<p class="muted">None yet.</p>"#);
+    } else {
+        html.push_str("<table><tr><th>order_no</th><th>merchant</th><th>reference</th><th>amount</th><th>status</th><th>version</th><th>channel</th><th>expires_at</th><th>notifications</th></tr>");
+        for p in &view.payments {
+            let delivered = p
+                .records
+                .iter()
+                .filter(|r| r.delivery_status == "delivered")
+                .count();
+            let _ = write!(
+                html,
+                r#"<tr class="payment" data-order-no="{order}" data-status="{st}"><td>{link}</td><td>{merchant}</td><td>{reference}</td><td>{amount}</td><td>{status}</td><td>{version}</td><td>{channel}</td><td>{expires} <span class="muted">{rel}</span></td><td>{records}</td></tr>"#,
+                order = esc(&p.order_no),
+                st = esc(&p.status),
+                link = payment_link(&p.order_no),
+                merchant = esc(&p.merchant_no),
+                reference = esc(&p.external_reference),
+                amount = amount(p),
+                status = status(&p.status),
+                version = p.status_version,
+                channel = esc(p.session.as_ref().map_or("–", |s| s.payment_no.as_str())),
+                expires = stamp(p.expires_at),
+                rel = relative(p.expires_at, now),
+                records = if p.notify_url.is_some() {
+                    format!("{delivered}/{} delivered", p.records.len())
+                } else {
+                    "off".to_owned()
+                },
+            );
+        }
+        html.push_str("</table>");
+    }
+    html.push_str("</section>");
+
+    let _ = write!(
+        html,
+        r#"<section id="attempts"><h2>Notification attempts <span class="muted">(latest {}, newest first)</span></h2>"#,
+        super::view::ATTEMPTS_SHOWN
+    );
+    attempts_table(&mut html, &view.attempts, true);
+    html.push_str("</section>");
+
+    catalog(&mut html, view);
+    faults_and_limits(&mut html, view);
+    page("Sandbox dashboard", view, &html)
+}
+
+fn catalog(html: &mut String, view: &DashboardView) {
+    html.push_str(r#"<section id="catalog-orders"><h2>Catalog orders</h2>"#);
+    if view.catalog_orders.is_empty() {
+        html.push_str(r#"<p class="muted">None yet.</p>"#);
+    } else {
+        html.push_str("<table><tr><th>order_no</th><th>merchant</th><th>buyer</th><th>product</th><th>qty</th><th>status</th><th>pay amount</th><th>channel</th><th>trade_no</th><th>created</th><th>paid</th></tr>");
+        for o in &view.catalog_orders {
+            let label = match o.status {
+                0 => "0 awaiting payment",
+                1 => "1 paid",
+                2 => "2 cancelled",
+                _ => "3 completed",
+            };
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&o.order_no),
+                esc(&o.merchant_no),
+                esc(&o.user_id),
+                esc(&o.gd_no),
+                esc(&o.title),
+                o.quantity,
+                label,
+                fixed(o.payment_pay_amount, 8),
+                esc(&o.payment_currency),
+                esc(&o.payment_no),
+                esc(o.trade_no.as_deref().unwrap_or("–")),
+                stamp(o.created_at),
+                opt_time(o.paid_at),
+            );
+        }
+        html.push_str("</table>");
+    }
+    html.push_str("</section>");
+
+    html.push_str(r#"<section id="trades"><h2>Catalog payment sessions (trades)</h2>"#);
+    if view.trades.is_empty() {
+        html.push_str(r#"<p class="muted">None yet.</p>"#);
+    } else {
+        html.push_str("<table><tr><th>trade_no</th><th>order_no</th><th>payment status</th><th>expires</th><th></th></tr>");
+        for t in &view.trades {
+            let label = match t.payment_status {
+                0 => "0 awaiting",
+                1 => "1 paid",
+                _ => "2 cancelled",
+            };
+            let buttons = if t.payment_status == 0 {
+                let base = control(&format!("/catalog/trades/{}", t.trade_no));
+                format!(
+                    "{}{}",
+                    action_form(
+                        &format!("{base}/pay"),
+                        "POST",
+                        "{}",
+                        &button("Pay (card)", "trade-pay")
+                    ),
+                    action_form(
+                        &format!("{base}/cancel"),
+                        "POST",
+                        "{}",
+                        &button("Cancel", "trade-cancel")
+                    ),
+                )
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&t.trade_no),
+                esc(&t.order_no),
+                label,
+                opt_time(t.expires_at),
+                buttons
+            );
+        }
+        html.push_str("</table>");
+    }
+    html.push_str("</section>");
+}
+
+fn faults_and_limits(html: &mut String, view: &DashboardView) {
+    html.push_str(r#"<section id="faults"><h2>Pending faults</h2>"#);
+    if view.faults.is_empty() {
+        html.push_str(r#"<p class="muted">None.</p>"#);
+    } else {
+        html.push_str("<table><tr><th>id</th><th>method</th><th>path</th><th>effect</th><th>times left</th><th></th></tr>");
+        for f in &view.faults {
+            let remove = action_form(
+                &control(&format!("/faults/{}", f.id)),
+                "DELETE",
+                "{}",
+                &button("Remove", "fault-remove"),
+            );
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td>{remove}</td></tr>",
+                f.id,
+                esc(&f.method),
+                esc(&f.path),
+                esc(&f.effect),
+                f.remaining
+            );
+        }
+        html.push_str("</table>");
+        html.push_str(&action_form(
+            &control("/faults"),
+            "DELETE",
+            "{}",
+            &button("Clear all faults", "faults-clear"),
+        ));
+    }
+    html.push_str("</section>");
+
+    let _ = write!(
+        html,
+        r#"<section id="limits"><h2>Rate-limit windows <span class="muted">({} s windows)</span></h2>"#,
+        view.limit_window_seconds
+    );
+    if view.limits.is_empty() {
+        html.push_str(r#"<p class="muted">No requests counted.</p>"#);
+    } else {
+        html.push_str("<table><tr><th>budget</th><th>client or IP</th><th>used</th><th>oldest leaves</th></tr>");
+        for l in &view.limits {
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td>{}</td><td>{} / {}</td><td>{} <span class=\"muted\">{}</span></td></tr>",
+                esc(&l.bucket),
+                esc(&l.key),
+                l.used,
+                l.limit,
+                stamp(l.oldest_leaves_at),
+                relative(l.oldest_leaves_at, view.clock.now),
+            );
+        }
+        html.push_str("</table>");
+        html.push_str(&action_form(
+            &control("/limits"),
+            "DELETE",
+            "{}",
+            &button("Reset every window", "limits-reset"),
+        ));
+    }
+    html.push_str("</section>");
+
+    html.push_str(r#"<section id="buyers"><h2>Buyers</h2><table><tr><th>user</th><th>platform-coin wallet</th></tr>"#);
+    for u in &view.users {
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td>{}</td></tr>",
+            esc(&u.user_id),
+            fixed(u.wallet, 8)
+        );
+    }
+    html.push_str("</table></section>");
+}
+
+fn attempts_table(html: &mut String, attempts: &[AttemptRow], with_order: bool) {
+    if attempts.is_empty() {
+        html.push_str(r#"<p class="muted">None yet.</p>"#);
+        return;
+    }
+    html.push_str("<table><tr><th>started</th>");
+    if with_order {
+        html.push_str("<th>order_no</th>");
+    }
+    html.push_str(
+        "<th>event</th><th>attempt</th><th>answer</th><th>error</th><th>request</th></tr>",
+    );
+    for a in attempts {
+        let answer = a
+            .http_status
+            .map_or_else(|| "no answer".to_owned(), |s| format!("HTTP {s}"));
+        let _ = write!(
+            html,
+            r#"<tr class="attempt" data-event-id="{event}" data-event-status="{est}" data-http-status="{hs}"><td>{started}<br><span class="muted">{took} ms</span></td>"#,
+            event = esc(&a.event_id),
+            est = esc(&a.event_status),
+            hs = a.http_status.map(|s| s.to_string()).unwrap_or_default(),
+            started = stamp(a.started_at),
+            took = (a.finished_at - a.started_at).whole_milliseconds(),
+        );
+        if with_order {
+            let _ = write!(html, "<td>{}</td>", payment_link(&a.order_no));
+        }
+        let _ = write!(
+            html,
+            r#"<td><code>{event}</code><br>{status} v{version}</td><td>{number}</td><td class="answer">{answer}</td><td>{error}</td><td><details{open}><summary>POST <code>{url}</code></summary><pre>X-Service-Event-ID: {event}
+X-Service-Timestamp: {timestamp}
+X-Service-Signature: {signature}</pre><div class="muted">body (raw, as signed)</div><pre>{body}</pre></details></td></tr>"#,
+            event = esc(&a.event_id),
+            status = status(&a.event_status),
+            version = a.status_version.map(|v| v.to_string()).unwrap_or_default(),
+            number = a.number,
+            error = esc(a.error.as_deref().unwrap_or("")),
+            url = esc(&a.url),
+            timestamp = a.timestamp,
+            signature = esc(&a.signature),
+            body = esc(&a.body),
+            open = if with_order { "" } else { " open" },
+        );
+    }
+    html.push_str("</table>");
+}
+
+/// `GET /_sandbox/payments/{order_no}`: one payment, its timeline, notification records and
+/// attempts, and the buttons that act on it.
+pub fn payment(view: &DashboardView, p: &PaymentRow) -> String {
+    let mut html = String::new();
+    let now = view.clock.now;
+    let base = control(&format!("/merchant-payments/{}", p.order_no));
+    let _ = write!(
+        html,
+        r#"<section id="payment" data-order-no="{order}" data-status="{st}"><h2>Payment <code>{order}</code> {status}</h2><dl>
+<dt>merchant</dt><dd>{merchant}</dd><dt>reference</dt><dd>{reference}</dd><dt>amount</dt><dd>{amount}</dd>
+<dt>description</dt><dd>{description}</dd><dt>status_version</dt><dd>{version}</dd>
+<dt>created</dt><dd>{created}</dd><dt>expires_at</dt><dd>{expires} <span class="muted">{rel}</span></dd>
+<dt>offered channels</dt><dd>{methods}</dd><dt>channel session</dt><dd>{session}</dd>
+<dt>event_id</dt><dd>{event}</dd><dt>provider_trade_no</dt><dd>{trade}</dd><dt>occurred_at</dt><dd>{occurred}</dd>
+<dt>notifications</dt><dd>{notify}</dd></dl>
+<p class="muted">The checkout address is not shown: it holds the checkout token.</p></section>"#,
+        order = esc(&p.order_no),
+        st = esc(&p.status),
+        status = status(&p.status),
+        merchant = esc(&p.merchant_no),
+        reference = esc(&p.external_reference),
+        amount = amount(p),
+        description = esc(p.description.as_deref().unwrap_or("–")),
+        version = p.status_version,
+        created = stamp(p.created_at),
+        expires = stamp(p.expires_at),
+        rel = relative(p.expires_at, now),
+        methods = p
+            .methods
+            .iter()
+            .map(|m| format!(
+                "{} <span class=\"muted\">({}, {})</span>",
+                esc(&m.name),
+                esc(&m.payment_no),
+                esc(&m.provider)
+            ))
+            .collect::<Vec<_>>()
+            .join(", "),
+        session = p.session.as_ref().map_or_else(
+            || "none started".to_owned(),
+            |s| format!(
+                "{} started {}{}{}{}",
+                esc(&s.payment_no),
+                stamp(s.started_at),
+                s.user
+                    .as_ref()
+                    .map(|u| format!(" by {}", esc(u)))
+                    .unwrap_or_default(),
+                if s.unclear {
+                    ", channel answer unclear"
+                } else {
+                    ""
+                },
+                if s.channel_expired {
+                    ", channel confirmed it expired unpaid"
+                } else {
+                    ""
+                },
+            )
+        ),
+        event = esc(p.event_id.as_deref().unwrap_or("–")),
+        trade = esc(p.provider_trade_no.as_deref().unwrap_or("–")),
+        occurred = opt_time(p.occurred_at),
+        notify = p.notify_url.as_ref().map_or_else(
+            || "off".to_owned(),
+            |u| format!("to <code>{}</code>", esc(u))
+        ),
+    );
+
+    // What the real service (a buyer, a channel, platform staff, time) does on its own.
+    let channels: String = match &p.session {
+        Some(s) => format!(
+            r#"<option value="{0}">{0} (open session)</option>"#,
+            esc(&s.payment_no)
+        ),
+        None => p
+            .methods
+            .iter()
+            .map(|m| {
+                format!(
+                    r#"<option value="{}">{}</option>"#,
+                    esc(&m.payment_no),
+                    esc(&m.name)
+                )
+            })
+            .collect(),
+    };
+    let users: String = view
+        .users
+        .iter()
+        .map(|u| {
+            format!(
+                r#"<option value="{0}">{0} (wallet {1})</option>"#,
+                esc(&u.user_id),
+                fixed(u.wallet, 8)
+            )
+        })
+        .collect();
+    html.push_str(r#"<section id="actions"><h2>Act as the service</h2>"#);
+    let _ = write!(
+        html,
+        r#"<form class="act" id="buyer" data-url="{pay}" data-method="POST" data-body="{{}}"><label>Channel <select name="payment_no">{channels}</select></label>
+<label>Buyer <select name="user"><option value="">anonymous</option>{users}</select></label>
+<button type="submit" name="pay">Pay</button><button type="submit" name="session" data-url="{session}">Start checkout session</button></form>"#,
+        pay = esc(&format!("{base}/checkout/pay")),
+        session = esc(&format!("{base}/checkout/session")),
+    );
+    html.push_str("<div>");
+    html.push_str(&action_form(
+        &format!("{base}/checkout/unclear"),
+        "POST",
+        "{}",
+        &button("Channel answer unclear", "unclear"),
+    ));
+    html.push_str(&action_form(
+        &format!("{base}/force"),
+        "POST",
+        "{}",
+        &[
+            ("Force review", "force-review", "review"),
+            ("Force paid", "force-paid", "paid"),
+            ("Refund", "refund", "refunded"),
+            ("Chargeback", "chargeback", "chargeback"),
+        ]
+        .iter()
+        .map(|(label, name, to)| body_button(label, name, &format!(r#"{{"status":"{to}"}}"#)))
+        .collect::<String>(),
+    ));
+    html.push_str(&action_form(
+        &format!("{base}/expire"),
+        "POST",
+        "{}",
+        &button("Expire (advance the clock to expires_at)", "expire"),
+    ));
+    html.push_str("</div></section>");
+
+    html.push_str(r#"<section id="timeline"><h2>Status timeline</h2><table><tr><th>status_version</th><th>status</th><th>when (sandbox clock)</th><th>why</th></tr>"#);
+    for t in &p.timeline {
+        let _ = write!(
+            html,
+            r#"<tr class="change" data-version="{v}" data-status="{st}"><td>{v}</td><td>{status}</td><td>{at}</td><td>{why}</td></tr>"#,
+            v = t.status_version,
+            st = esc(&t.status),
+            status = status(&t.status),
+            at = stamp(t.at),
+            why = esc(&t.why),
+        );
+    }
+    html.push_str("</table></section>");
+
+    html.push_str(r#"<section id="records"><h2>Notification records</h2>"#);
+    if p.notify_url.is_none() {
+        html.push_str(r#"<p class="muted">Notifications are off for this payment.</p>"#);
+    } else if p.records.is_empty() {
+        html.push_str(r#"<p class="muted">None yet.</p>"#);
+    } else {
+        html.push_str("<table><tr><th>event</th><th>version</th><th>delivery</th><th>attempts</th><th>next attempt</th><th>last answer</th><th>last error</th><th></th></tr>");
+        for r in &p.records {
+            let label = if r.delivery_status == "failed" {
+                "Re-queue now"
+            } else {
+                "Redeliver now"
+            };
+            let redeliver = action_form(
+                &format!("{base}/notifications/{}/redeliver", r.event_id),
+                "POST",
+                "{}",
+                &button(label, "redeliver"),
+            );
+            let _ = write!(
+                html,
+                r#"<tr class="record" data-event-id="{event}" data-delivery-status="{ds}"><td><code>{event}</code></td><td>{v}</td><td>{status}{flight}</td><td>{attempts}</td><td>{next}</td><td>{answer}</td><td>{error}</td><td>{redeliver}</td></tr>"#,
+                event = esc(&r.event_id),
+                ds = esc(&r.delivery_status),
+                v = r.status_version,
+                status = status(&r.delivery_status),
+                flight = if r.in_flight { " (in flight)" } else { "" },
+                attempts = r.attempts,
+                next = opt_time(r.next_attempt_at),
+                answer = r
+                    .last_http_status
+                    .map(|s| format!("HTTP {s}"))
+                    .unwrap_or_else(|| "–".to_owned()),
+                error = esc(r.last_error.as_deref().unwrap_or("")),
+            );
+        }
+        html.push_str("</table>");
+    }
+    html.push_str("</section>");
+
+    html.push_str(r#"<section id="attempts"><h2>Delivery attempts <span class="muted">(newest first)</span></h2>"#);
+    attempts_table(&mut html, &view.attempts, false);
+    html.push_str("</section>");
+    page(&format!("Payment {}", p.order_no), view, &html)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_formats() {
+        assert_eq!(
+            esc(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+        assert_eq!(fixed(1250, 2), "12.50");
+        assert_eq!(fixed(-5, 2), "-0.05");
+        assert_eq!(fixed(100_000_000, 8), "1.00000000");
+        assert_eq!(fixed(7, 0), "7");
+        let now = OffsetDateTime::UNIX_EPOCH;
+        assert_eq!(
+            relative(now + time::Duration::seconds(90), now),
+            "in 1m 30s"
+        );
+        assert_eq!(relative(now - time::Duration::seconds(5), now), "5s ago");
+    }
+}

@@ -1,0 +1,278 @@
+//! The sandbox's developer dashboard in a real browser (issue 17): headless Chromium (Debian's
+//! `chromium` package), driven by `tests/browser/dashboard.mjs` (playwright-core), opens
+//! `/_sandbox/` of an in-process sandbox where the SDK created a merchant payment that notifies
+//! a local receiver, clicks "Pay" and sees `paid` in the payment's timeline and the delivery
+//! attempt with the receiver's 2xx answer, then clicks "Refund" and sees the `refunded` attempt.
+//! The SDK then reads `refunded`, and the receiver got the three signed notifications the page
+//! lists. Screenshots are kept in `target/test-artifacts/browser-dashboard/`.
+//!
+//! Needs `chromium` and `node` with `tests/browser/node_modules`, so it is ignored by a plain
+//! `cargo test`; `.ci/suites/55-browser.sh` installs both and runs it with `--ignored`.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use common::{Harness, s};
+use serde_json::{Value, json};
+use storefront::{CreateMerchantPayment, MinorAmount, WebhookVerifier};
+
+/// The whole browser part (Chromium start included) must finish within this.
+const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
+
+const SECRET: &str = "browser-dashboard-notify-secret-0123456789";
+
+/// Where screenshots are kept (`target/test-artifacts/browser-dashboard`).
+fn artifacts_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("the target directory")
+        .join("test-artifacts")
+        .join("browser-dashboard")
+}
+
+type Deliveries = Arc<Mutex<Vec<(HeaderMap, Bytes)>>>;
+
+async fn record(State(d): State<Deliveries>, headers: HeaderMap, body: Bytes) -> StatusCode {
+    d.lock().unwrap().push((headers, body));
+    StatusCode::OK
+}
+
+/// The merchant's notification receiver: records every delivery and answers 200.
+async fn receiver() -> (String, Deliveries) {
+    let deliveries: Deliveries = Arc::default();
+    let app = axum::Router::new()
+        .route("/hook", axum::routing::post(record))
+        .with_state(deliveries.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, deliveries)
+}
+
+/// The node driver: JSON lines on stdout, one request on stdin.
+struct Driver {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    events: mpsc::Receiver<String>,
+    deadline: Instant,
+}
+
+impl Driver {
+    fn start() -> Driver {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+        assert!(
+            dir.join("node_modules/playwright-core").is_dir(),
+            "run `npm ci` in {} first (.ci/suites/55-browser.sh does)",
+            dir.display()
+        );
+        let chromium = std::env::var("CHROMIUM_BIN").unwrap_or_else(|_| "/usr/bin/chromium".into());
+        assert!(
+            Path::new(&chromium).exists(),
+            "{chromium} is missing: apt-get install chromium (.ci/suites/55-browser.sh does)"
+        );
+        let mut child = Command::new("node")
+            .arg("dashboard.mjs")
+            .current_dir(&dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("node runs");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, events) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Driver {
+            stdin: child.stdin.take(),
+            child,
+            events,
+            deadline: Instant::now() + BROWSER_TIMEOUT,
+        }
+    }
+
+    /// The next JSON event; panics on an `error` event, a closed driver or the deadline.
+    fn next(&self, expected: &str) -> Value {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        let line = tokio::task::block_in_place(|| self.events.recv_timeout(left))
+            .unwrap_or_else(|e| panic!("browser driver: no {expected} event ({e})"));
+        let event: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("browser driver printed {line:?}: {e}"));
+        assert_eq!(event["event"], expected, "browser driver: {event:#}");
+        event
+    }
+
+    fn send(&mut self, request: Value) {
+        let mut stdin = self.stdin.take().expect("one request");
+        writeln!(stdin, "{request}").expect("driver reads its request");
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        // Normally exited already; on a failed test, do not leave Chromium behind.
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs Debian's chromium and node (tests/browser); run by .ci/suites/55-browser.sh"]
+async fn a_developer_pays_and_refunds_from_the_dashboard_in_headless_chromium() {
+    let started = Instant::now();
+    let h = Harness::start().await;
+    let (url, deliveries) = receiver().await;
+    let amount = MinorAmount::parse_decimal("12.50", 2).unwrap();
+    let created = h
+        .client
+        .create_merchant_payment(
+            &CreateMerchantPayment::new("dashboard-order-1", amount, "USD")
+                .with_description("Browser dashboard test order")
+                .with_notification(&url, SECRET),
+        )
+        .await
+        .unwrap();
+    let order_no = created.payment.order_no.clone();
+    let checkout_url = created
+        .payment
+        .checkout_url
+        .as_ref()
+        .expect("checkout_url")
+        .expose()
+        .to_owned();
+
+    let mut driver = Driver::start();
+    let artifacts = artifacts_dir();
+    driver.send(json!({
+        "dashboard_url": format!("{}/", h.sandbox.control_url()),
+        "order_no": order_no,
+        "payment_no": s::CHANNEL_CARD_USD,
+        "artifacts_dir": artifacts,
+    }));
+    let done = driver.next("done");
+    let browser_done = started.elapsed();
+
+    // The timeline the page showed: one row per status_version, with when and why.
+    let timeline: Vec<(u64, &str)> = done["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["version"].as_u64().unwrap(),
+                t["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        timeline,
+        [(1, "pending"), (2, "paid"), (3, "refunded")],
+        "{done:#}"
+    );
+    assert_eq!(
+        done["timeline"][1]["why"],
+        format!("{} confirmed the payment", s::CHANNEL_CARD_USD)
+    );
+    assert_eq!(done["timeline"][2]["why"], "platform confirmed a refund");
+    // The buttons' requests succeeded, and the page script raised nothing.
+    let flashes = done["flashes"].as_array().unwrap();
+    assert_eq!(flashes.len(), 2, "{done:#}");
+    assert!(
+        flashes[0]
+            .as_str()
+            .unwrap()
+            .starts_with("\u{2713} Pay: POST ")
+            && flashes[0]
+                .as_str()
+                .unwrap()
+                .ends_with("/checkout/pay \u{2192} 200"),
+        "{done:#}"
+    );
+    assert!(
+        flashes[1]
+            .as_str()
+            .unwrap()
+            .starts_with("\u{2713} Refund: POST "),
+        "{done:#}"
+    );
+    assert_eq!(done["page_errors"], json!([]), "{done:#}");
+    assert!(
+        !done["page_text"]
+            .as_str()
+            .unwrap()
+            .contains(checkout_url.rsplit('/').next().unwrap()),
+        "the dashboard shows no checkout token"
+    );
+
+    // The receiver got exactly the three notifications the page lists, each acknowledged (200),
+    // signed with the payment's secret.
+    let got = deliveries.lock().unwrap().clone();
+    assert_eq!(got.len(), 3, "one delivery per status change");
+    let verifier = WebhookVerifier::new([SECRET]).unwrap();
+    let attempts = done["attempts"].as_array().unwrap();
+    for (headers, body) in &got {
+        let event_id = headers
+            .get("x-service-event-id")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let event = verifier
+            .verify_headers(headers, body)
+            .unwrap_or_else(|e| panic!("{event_id} verifies: {e}"));
+        let shown = attempts
+            .iter()
+            .find(|a| a["event_id"] == event_id.as_str())
+            .unwrap_or_else(|| panic!("{event_id} on the page: {done:#}"));
+        assert_eq!(
+            shown["event_status"],
+            event.data.status.as_str(),
+            "{done:#}"
+        );
+        assert_eq!(shown["http_status"], "200", "{done:#}");
+        assert_eq!(shown["answer"], "HTTP 200", "{done:#}");
+    }
+
+    // Screenshots kept as artifacts.
+    let shots: Vec<PathBuf> = done["screenshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| PathBuf::from(p.as_str().unwrap()))
+        .collect();
+    assert_eq!(shots.len(), 4, "{done:#}");
+    for shot in &shots {
+        let png = std::fs::read(shot).expect("screenshot written");
+        assert!(
+            png.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "{} is a PNG",
+            shot.display()
+        );
+        assert!(png.len() > 2_000, "{} is not empty", shot.display());
+        println!("screenshot: {}", shot.display());
+    }
+
+    // The SDK reads what the dashboard did.
+    let queried = h.client.get_merchant_payment(&order_no).await.unwrap();
+    assert_eq!(queried.status.as_str(), "refunded", "{queried:?}");
+    assert_eq!(queried.status_version, Some(3));
+    assert_eq!(queried.payment_no, s::CHANNEL_CARD_USD);
+    println!(
+        "browser dashboard: paid and refunded {order_no} in {browser_done:.1?} (browser part), {:.1?} in all",
+        started.elapsed()
+    );
+}
