@@ -113,9 +113,48 @@ else
   fail "package version $dist_version, library version $lib_version"
 fi
 
-# The example, copied out of the checkout, against a standalone sandbox.
+# The sandbox wheel in the same venv: `storefront-sandbox` on the venv's PATH, the
+# `storefront_sandbox` package, and its pytest plugin.
+sandbox_wheels=("$STOREFRONT_DIST"/sandbox/storefront_sandbox-*-py3-none-manylinux_*.whl)
+if ((${#sandbox_wheels[@]} == 1)); then
+  pass "one sandbox wheel, $(basename "${sandbox_wheels[0]}"), $(stat -c %s "${sandbox_wheels[0]}") bytes"
+else
+  fail "expected one storefront_sandbox manylinux wheel in $STOREFRONT_DIST/sandbox"
+fi
+venv/bin/python -m pip install --quiet --disable-pip-version-check "${sandbox_wheels[0]}" "pytest>=7"
+if [[ -x venv/bin/storefront-sandbox ]] && [[ "$(clean venv/bin/python -c   'import storefront_sandbox; print(storefront_sandbox.binary_path())')" == "$venv_dir/bin/storefront-sandbox" ]]; then
+  pass "pip put storefront-sandbox on the venv's PATH and storefront_sandbox finds it"
+else
+  fail "storefront-sandbox is not in venv/bin, or storefront_sandbox.binary_path() does not name it"
+fi
+
+# A shop's own test, written with the plugin's fixture, against the shipped sandbox.
+cat >test_shop.py <<'PY'
+import uuid
+
+import storefront
+
+
+def test_create_and_query(storefront_sandbox_config, storefront_sandbox):
+    with storefront.Client(storefront_sandbox_config) as client:
+        created = client.create_merchant_payment(
+            {"external_reference": f"shop-{uuid.uuid4()}", "amount_minor": 1250, "currency": "USD"}
+        )
+        order_no = created["order_no"]
+        assert client.merchant_payment(order_no)["status"] == "pending"
+        assert storefront_sandbox.trigger("pay", order_no, "--channel", "ch_card_usd")["status"] == "paid"
+        assert client.merchant_payment(order_no)["status"] == "paid"
+PY
+if clean venv/bin/python -m pytest -q -p no:cacheprovider test_shop.py >pytest.log 2>&1; then
+  pass "a shop's pytest test with the storefront_sandbox fixtures creates, queries and pays a payment"
+else
+  cat pytest.log >&2
+  fail "the pytest fixtures of storefront_sandbox"
+fi
+
+# The example, copied out of the checkout, against the sandbox the wheel installed.
 cp "$STOREFRONT_EXAMPLES/python/storefront_example.py" .
-start_sandbox "$STOREFRONT_SANDBOX_BIN" "$PWD"
+start_sandbox "$venv_dir/bin/storefront-sandbox" "$PWD"
 if clean venv/bin/python storefront_example.py "$PWD/ready.json" >example.log 2>&1; then
   pass "examples/python/storefront_example.py against the sandbox"
 else
