@@ -242,7 +242,8 @@ impl NewOrder {
         let payment_no = required_string(body, "payment_no")?;
         let mut other_ipu = BTreeMap::new();
         match body.get("other_ipu") {
-            None | Some(Value::Null) => {}
+            // `null` is not an object of strings: refused below, not taken as omitted.
+            None => {}
             Some(Value::Object(map)) => {
                 for (key, value) in map {
                     let Value::String(value) = value else {

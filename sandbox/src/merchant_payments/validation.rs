@@ -60,9 +60,10 @@ fn invalid(field: &str, description: impl Into<String>) -> ApiError {
     ApiError::invalid_request(description).field(field)
 }
 
-/// A present, non-null member of the body.
+/// A present member of the body. `null` is present: it is not the type of any member, so it is
+/// refused like any other wrong type rather than taken as the member left out.
 fn member<'a>(body: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
-    body.get(name).filter(|v| !v.is_null())
+    body.get(name)
 }
 
 fn string_member<'a>(body: &'a Map<String, Value>, name: &str) -> ApiResult<Option<&'a str>> {
