@@ -85,7 +85,8 @@ TOML
 
 echo "schemathesis $("$work/tools/bin/schemathesis" --version | awk '{print $NF}') against $origin/openapi.json"
 set +e
-"$work/tools/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
+# From $work: schemathesis keeps a crash cache (.schemathesis/) in the current directory.
+(cd "$work" && "$work/tools/bin/schemathesis" --config-file "$work/schemathesis.toml" --no-color run \
   "$origin/openapi.json" \
   --phases examples,coverage,fuzzing,stateful \
   --mode all \
@@ -96,7 +97,7 @@ set +e
   --request-timeout 10 \
   --generation-database none \
   --report junit --report-dir "$work/report" \
-  >"$work/schemathesis.log" 2>&1
+  >"$work/schemathesis.log" 2>&1)
 status=$?
 set -e
 cat "$work/schemathesis.log"
