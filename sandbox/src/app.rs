@@ -33,6 +33,7 @@ pub fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .nest(seed::API_PREFIX, api)
         .route(seed::TOKEN_PATH, post(crate::auth::token_endpoint))
+        .merge(crate::openapi::routes())
         .merge(catalog::root_routes())
         .merge(merchant_payments::root_routes())
         .merge(dashboard::root_routes())

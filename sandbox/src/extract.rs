@@ -50,3 +50,20 @@ pub async fn read_body(request: Request) -> Result<Bytes, ApiError> {
         })?;
     Ok(body)
 }
+
+/// The integer a JSON number stands for. JSON has one number type, and `integer` in JSON Schema
+/// (hence in `sandbox/openapi.json`, OpenAPI 3.1) is any number whose fractional part is zero:
+/// `1999.0` and `1.999e3` are 1999. `None` for anything else (a fraction, a string, `null`).
+/// Values beyond `i64` saturate to `i64::MAX` or `i64::MIN`, so range checks refuse them.
+pub fn json_integer(value: &serde_json::Value) -> Option<i64> {
+    let number = value.as_number()?;
+    if let Some(i) = number.as_i64() {
+        return Some(i);
+    }
+    if number.as_u64().is_some() {
+        return Some(i64::MAX);
+    }
+    let f = number.as_f64()?;
+    // `as` saturates; below 2^53 the conversion is exact.
+    (f.is_finite() && f.fract() == 0.0).then_some(f as i64)
+}

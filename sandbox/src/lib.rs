@@ -26,6 +26,7 @@ mod ids;
 pub mod limits;
 pub mod merchant_payments;
 pub mod notifications;
+pub mod openapi;
 pub mod requests;
 pub mod seed;
 mod server;

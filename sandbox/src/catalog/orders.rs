@@ -235,14 +235,18 @@ impl NewOrder {
             None | Some(Value::Null) => {
                 return Err(ApiError::invalid_request("quantity is required").field("quantity"));
             }
-            Some(value) => value.as_i64().filter(|q| *q > 0).ok_or_else(|| {
-                ApiError::invalid_request("quantity must be a positive integer").field("quantity")
-            })?,
+            Some(value) => crate::extract::json_integer(value)
+                .filter(|q| *q > 0)
+                .ok_or_else(|| {
+                    ApiError::invalid_request("quantity must be a positive integer")
+                        .field("quantity")
+                })?,
         };
         let payment_no = required_string(body, "payment_no")?;
         let mut other_ipu = BTreeMap::new();
         match body.get("other_ipu") {
-            None | Some(Value::Null) => {}
+            // `null` is not an object of strings: refused below, not taken as omitted.
+            None => {}
             Some(Value::Object(map)) => {
                 for (key, value) in map {
                     let Value::String(value) = value else {

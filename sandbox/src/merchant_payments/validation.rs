@@ -60,9 +60,10 @@ fn invalid(field: &str, description: impl Into<String>) -> ApiError {
     ApiError::invalid_request(description).field(field)
 }
 
-/// A present, non-null member of the body.
+/// A present member of the body. `null` is present: it is not the type of any member, so it is
+/// refused like any other wrong type rather than taken as the member left out.
 fn member<'a>(body: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
-    body.get(name).filter(|v| !v.is_null())
+    body.get(name)
 }
 
 fn string_member<'a>(body: &'a Map<String, Value>, name: &str) -> ApiResult<Option<&'a str>> {
@@ -144,11 +145,7 @@ pub fn validate_create(body: &Value, allow_loopback_notify: bool) -> ApiResult<C
 
 fn validate_amount(value: Option<&Value>) -> ApiResult<i64> {
     let value = value.ok_or_else(|| invalid("amount_minor", "amount_minor is required"))?;
-    let amount = match value {
-        Value::Number(n) => n.as_i64().or_else(|| n.as_u64().map(|_| i64::MAX)),
-        _ => None,
-    }
-    .ok_or_else(|| {
+    let amount = crate::extract::json_integer(value).ok_or_else(|| {
         invalid(
             "amount_minor",
             "amount_minor must be an integer in minor units",
@@ -185,8 +182,7 @@ fn validate_expires_in(value: Option<&Value>) -> ApiResult<i64> {
     let Some(value) = value else {
         return Ok(EXPIRES_IN_DEFAULT);
     };
-    value
-        .as_i64()
+    crate::extract::json_integer(value)
         .filter(|s| (EXPIRES_IN_MIN..=EXPIRES_IN_MAX).contains(s))
         .ok_or_else(|| {
             ApiError::new(StatusCode::BAD_REQUEST, "invalid_expires_in")

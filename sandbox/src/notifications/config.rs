@@ -38,7 +38,8 @@ fn config_error(description: &str) -> ApiError {
 /// Reads `notify_enabled`, `notify_url` and `notify_secret` and checks how they combine, then
 /// the address and the secret.
 pub fn parse_inputs(body: &Map<String, Value>, allow_loopback: bool) -> ApiResult<NotifyInput> {
-    let present = |name: &str| body.get(name).filter(|v| !v.is_null());
+    // `null` is present (and of the wrong type), not the member left out.
+    let present = |name: &str| body.get(name);
     let enabled = match present("notify_enabled") {
         None => None,
         Some(Value::Bool(b)) => Some(*b),
