@@ -18,10 +18,13 @@ pub mod catalog;
 pub mod checkout;
 pub mod clock;
 pub mod control;
+mod db;
+pub mod directory;
 pub mod error;
 pub mod extract;
 pub mod faults;
 mod ids;
+pub mod inspect;
 pub mod limits;
 pub mod merchant_payments;
 pub mod notifications;
@@ -31,7 +34,8 @@ mod server;
 pub mod state;
 mod workers;
 
-pub use state::Shared;
+pub use inspect::Inspect;
+pub use state::AppState;
 
 /// How to start a sandbox.
 #[derive(Debug, Clone)]
@@ -74,7 +78,7 @@ impl Default for SandboxOptions {
 /// A running sandbox. Dropping it stops the server and its background work.
 #[derive(Debug)]
 pub struct Sandbox {
-    shared: Arc<Shared>,
+    shared: Arc<AppState>,
     address: SocketAddr,
     ca_pem: Option<String>,
     tasks: Vec<JoinHandle<()>>,
@@ -118,18 +122,18 @@ impl Sandbox {
         };
         let origin = format!("{scheme}://{host}:{}", address.port());
         let dns = notifications::resolve::DnsOverrides::default();
-        let shared = Arc::new(Shared::new(
+        let shared = Arc::new(AppState::new(
             origin,
             options.allow_loopback_notify,
             delivery_client(options.allow_loopback_notify, dns.clone())?,
             dns,
         ));
         {
-            let mut world = shared.world();
-            world.limits.set_window(time::Duration::seconds(
+            let mut db = shared.db();
+            db.limits.set_window(time::Duration::seconds(
                 options.rate_limit_window_seconds.into(),
             ));
-            world.token_lifetime_seconds = token_lifetime;
+            db.directory.token_lifetime_seconds = token_lifetime;
         }
         let app = app::router(shared.clone());
         let ca_pem = tls.as_ref().map(|t| t.ca_pem.clone());
@@ -180,9 +184,18 @@ impl Sandbox {
         self.ca_pem.clone()
     }
 
-    /// The sandbox's state, for in-process inspection and control.
-    pub fn shared(&self) -> &Arc<Shared> {
+    /// The sandbox's application state: its clock, origin and pinned host names. Its stored
+    /// data is read through [`Sandbox::inspect`].
+    pub fn shared(&self) -> &Arc<AppState> {
         &self.shared
+    }
+
+    /// A read-only view of everything the sandbox stores (wallets, catalog orders, merchant
+    /// payments with their timelines, notification deliveries, faults, rate-limit windows,
+    /// the clock). It holds the sandbox's lock until dropped: keep it short, never hold it
+    /// across an await, and do not call the sandbox over HTTP while holding it.
+    pub fn inspect(&self) -> Inspect<'_> {
+        self.shared.inspect()
     }
 
     /// Moves the sandbox clock forward; sweeps and notification retries that became due run.

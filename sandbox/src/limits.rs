@@ -6,13 +6,13 @@
 //! After authorizing the caller (so the client id is known) and before doing anything else:
 //!
 //! ```ignore
-//! // Not holding the world lock:
-//! limits::check(&shared, Bucket::MerchantCreate, &caller.client_id)?;
-//! // Already holding it (`let mut world = shared.world();`): never call `check` then, the
-//! // world mutex is not reentrant.
-//! world.limits.hit(Bucket::MerchantRead, &caller.client_id, shared.clock.now())?;
+//! // Not holding the lock:
+//! shared.check_limit(Bucket::MerchantCreate, &caller.client_id)?;
+//! // Already holding it (`let mut db = shared.db();`): never call `check_limit` then, the
+//! // mutex is not reentrant.
+//! db.limits.hit(Bucket::MerchantRead, &caller.client_id, shared.clock.now())?;
 //! // Per-IP checkout limits key on the peer address (`ConnectInfo<SocketAddr>`):
-//! limits::check(&shared, Bucket::CheckoutRead, &peer.ip().to_string())?;
+//! shared.check_limit(Bucket::CheckoutRead, &peer.ip().to_string())?;
 //! ```
 //!
 //! | Bucket | Limit per minute | Key | Endpoints |
@@ -30,17 +30,13 @@
 //! independent: two clients never share a budget, and the shared read budget is one per client.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 
-use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::delete;
-use axum::{Json, Router};
-use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::error::{ApiError, ApiResult};
-use crate::state::Shared;
+
+pub mod http;
 
 /// Length of a rate-limit window.
 pub const WINDOW_SECONDS: i64 = 60;
@@ -126,27 +122,30 @@ impl RateLimiter {
         Ok(())
     }
 
+    /// The windows with requests counted at `now`: bucket, key, requests counted, and when the
+    /// oldest of them leaves the window. Reading changes nothing.
+    pub fn windows(
+        &self,
+        now: OffsetDateTime,
+    ) -> impl Iterator<Item = (Bucket, &str, usize, Option<OffsetDateTime>)> + '_ {
+        let window = self.window;
+        self.hits.iter().filter_map(move |((bucket, key), times)| {
+            let live: Vec<_> = times.iter().filter(|t| **t + window > now).collect();
+            (!live.is_empty()).then(|| {
+                (
+                    *bucket,
+                    key.as_str(),
+                    live.len(),
+                    live.first().map(|t| **t + window),
+                )
+            })
+        })
+    }
+
     /// Forgets every counted request.
     pub fn reset(&mut self) {
         self.hits.clear();
     }
-}
-
-/// Counts one request of `key` in `bucket` on the sandbox clock (takes the world lock; do not
-/// call while holding it, use [`RateLimiter::hit`] then).
-pub fn check(shared: &Shared, bucket: Bucket, key: &str) -> ApiResult<()> {
-    let now = shared.clock.now();
-    shared.world().limits.hit(bucket, key, now)
-}
-
-/// Control routes: `DELETE /_sandbox/limits` resets every window.
-pub fn routes() -> Router<Arc<Shared>> {
-    Router::new().route("/limits", delete(reset))
-}
-
-async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    shared.world().limits.reset();
-    Json(json!({ "reset": true }))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Sending one notification attempt: POST of the raw body with `X-Service-Event-ID`,
 //! `X-Service-Timestamp` (sandbox-clock Unix seconds of this attempt, re-signed each time) and
 //! `X-Service-Signature`. The shared client waits at most 8 seconds and never follows
-//! redirects; only a 2xx acknowledges. The world lock is not held while the request runs.
+//! redirects; only a 2xx acknowledges. The lock is not held while the request runs.
 //!
 //! The target is checked again at every attempt: an IP-literal host here, a host name on the
 //! addresses it resolves to then ([`super::resolve::GuardedResolver`]). A target that is not
@@ -14,10 +14,10 @@ use super::address::classify_host;
 use super::resolve::NonPublicTarget;
 use super::signing::signature;
 use super::store::{AttemptOutcome, DeliveryJob};
-use crate::state::Shared;
+use crate::state::AppState;
 
 /// Sends one attempt and records its outcome.
-pub async fn deliver(shared: Arc<Shared>, job: DeliveryJob) {
+pub async fn deliver(shared: Arc<AppState>, job: DeliveryJob) {
     let timestamp = shared.clock.now().unix_timestamp();
     let signature = signature(
         job.secret.expose().as_bytes(),
@@ -32,7 +32,7 @@ pub async fn deliver(shared: Arc<Shared>, job: DeliveryJob) {
             error: Some(refusal),
             finished_at: shared.clock.now(),
         };
-        shared.world().notifications.finish(&job, outcome);
+        shared.db().notifications.finish(&job, outcome);
         return;
     }
     let result = shared
@@ -79,7 +79,7 @@ pub async fn deliver(shared: Arc<Shared>, job: DeliveryJob) {
         error,
         finished_at: shared.clock.now(),
     };
-    shared.world().notifications.finish(&job, outcome);
+    shared.db().notifications.finish(&job, outcome);
 }
 
 /// The refusal of a target whose host (an IP literal, or a name such as `localhost`) is not

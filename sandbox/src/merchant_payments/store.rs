@@ -1,5 +1,6 @@
-//! The stored merchant payment and the store that holds payments, idempotency records and
-//! checkout tokens.
+//! The stored merchant payment and the store that holds payments, idempotency records,
+//! checkout tokens, the sweep state and fee funds. Data only: no web framework types and no
+//! application state.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -111,12 +112,23 @@ pub struct ChannelSession {
     /// The channel's session-creation response was unclear.
     pub unclear: bool,
     /// The channel confirmed that the session expired unpaid (background verification under
-    /// review; see [`super::machine::verify_channel_expiry`]).
+    /// review; see [`super::rules::verify_channel_expiry`]).
     pub channel_expired: bool,
     /// Channel transaction number of the session (for platform coin: marker, colon, order_no).
     pub trade_no: String,
     /// Whether the channel is an administrator-assigned test channel.
     pub test_mode: bool,
+}
+
+/// One step of a payment's status timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StatusStep {
+    /// The status the payment moved to.
+    pub status: Status,
+    /// Its `status_version` after the change.
+    pub status_version: u64,
+    /// When it changed (sandbox clock).
+    pub at: OffsetDateTime,
 }
 
 /// One merchant payment as the service stores it.
@@ -144,6 +156,8 @@ pub struct MerchantPayment {
     pub status: Status,
     /// Increases by one on every status change.
     pub status_version: u64,
+    /// Every status change, oldest first (the first is the creation as `pending`).
+    pub timeline: Vec<StatusStep>,
     /// Per-order checkout token (part of `checkout_url`).
     pub checkout_token: Secret,
     /// Saved return address.
