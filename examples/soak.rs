@@ -14,7 +14,7 @@
 //!
 //! What runs (loopback only):
 //! - the sandbox in-process, and a local notification receiver (axum) that verifies every
-//!   notification with the SDK's `WebhookVerifier` (on the sandbox clock), deduplicates by
+//!   notification with the SDK's `WebhookVerifier` (on real time, as deliveries are stamped), deduplicates by
 //!   notification `id`, never lets a lower `status_version` overwrite a higher one, and books
 //!   each `paid` payment once by `data.event_id`; it also fails on purpose (before and after
 //!   storing, and a blackout of some payments until the re-queue phase);
@@ -2049,10 +2049,9 @@ async fn run(args: &Args) -> AnyResult<bool> {
     let stats = Arc::new(Stats::default());
     let anomalies = Arc::new(Anomalies::default());
     let ledger = Arc::new(Mutex::new(Ledger::default()));
-    let shared = sandbox.shared().clone();
-    // The receiver checks timestamps against the sandbox clock, which this run moves forward.
-    let verifier = WebhookVerifier::new(NOTIFY_SECRETS)?
-        .with_clock(Arc::new(move || shared.clock.now().unix_timestamp()));
+    // Deliveries carry the real time of the attempt, so the receiver checks timestamps on its
+    // ordinary clock while this run moves the sandbox clock forward.
+    let verifier = WebhookVerifier::new(NOTIFY_SECRETS)?;
     let receiver = Arc::new(Receiver {
         verifier,
         book: Mutex::new(Book::default()),

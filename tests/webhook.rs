@@ -312,6 +312,9 @@ async fn redelivery_keeps_the_notification_id_so_receivers_deduplicate_by_id() {
         }
         tokio::time::sleep(Duration::from_millis(25)).await;
     }
+    // Deliveries are stamped with the real time of the attempt: let a real second pass so the
+    // retry's timestamp differs and re-signing shows.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     h.advance_clock(61).await;
     let got = wait_for(&deliveries, 2).await;
     let (first, second) = (&got[0], &got[1]);
@@ -329,10 +332,9 @@ async fn redelivery_keeps_the_notification_id_so_receivers_deduplicate_by_id() {
     let verified: Vec<_> = got[..2]
         .iter()
         .map(|(headers, body)| {
-            let ts: i64 = header(headers, HEADER_TIMESTAMP).unwrap().parse().unwrap();
+            // The ordinary (real) clock accepts both, although the sandbox clock moved.
             WebhookVerifier::new([SECRET])
                 .unwrap()
-                .with_clock(Arc::new(move || ts))
                 .verify_headers(headers, body)
                 .unwrap()
         })

@@ -60,6 +60,10 @@ pub struct SandboxOptions {
     /// [`auth::MAX_TOKEN_LIFETIME_SECONDS`]; anything else makes [`Sandbox::start_with`] fail
     /// with `InvalidInput`. `PUT /_sandbox/token-lifetime` changes it at run time.
     pub token_lifetime_seconds: Option<i64>,
+    /// Which clock stamps `X-Service-Timestamp` on notification deliveries (default: real time,
+    /// so receivers that check the timestamp against their own clock keep accepting deliveries
+    /// after the sandbox clock is advanced). See [`clock::DeliveryTimestamp`].
+    pub delivery_timestamp: clock::DeliveryTimestamp,
 }
 
 impl Default for SandboxOptions {
@@ -71,6 +75,7 @@ impl Default for SandboxOptions {
             allow_loopback_notify: true,
             rate_limit_window_seconds: limits::WINDOW_SECONDS as u32,
             token_lifetime_seconds: None,
+            delivery_timestamp: clock::DeliveryTimestamp::WallClock,
         }
     }
 }
@@ -127,6 +132,7 @@ impl Sandbox {
             options.allow_loopback_notify,
             delivery_client(options.allow_loopback_notify, dns.clone())?,
             dns,
+            options.delivery_timestamp,
         ));
         {
             let mut db = shared.db();
@@ -196,6 +202,24 @@ impl Sandbox {
     /// across an await, and do not call the sandbox over HTTP while holding it.
     pub fn inspect(&self) -> Inspect<'_> {
         self.shared.inspect()
+    }
+
+    /// Sends every merchant payment created from now on without a `notify_url`, for each seeded
+    /// active merchant, to `url`: the merchant-center default notification address (a plain-HTTP
+    /// loopback address is allowed unless `allow_loopback_notify` is off). `secret` `None`
+    /// generates one. Returns the signing secret in force; the caller shows it once.
+    pub fn notify_to(&self, url: &str, secret: Option<String>) -> Result<String, error::ApiError> {
+        let mut in_force = secret;
+        for merchant_no in [seed::MERCHANT_NO, seed::OTHER_MERCHANT_NO] {
+            in_force = Some(merchant_payments::control::set_notification_default(
+                &self.shared,
+                merchant_no,
+                url,
+                in_force.clone(),
+                true,
+            )?);
+        }
+        Ok(in_force.unwrap_or_default())
     }
 
     /// Moves the sandbox clock forward; sweeps and notification retries that became due run.

@@ -3,9 +3,15 @@
 use std::net::IpAddr;
 use std::path::PathBuf;
 
+use storefront_sandbox::clock::DeliveryTimestamp;
 use storefront_sandbox::{Sandbox, SandboxOptions, seed};
 
-const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] [--ready-file PATH]
+mod cli {
+    pub mod trigger;
+}
+
+const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] [--ready-file PATH] [--notify-to URL]
+       storefront-sandbox trigger ACTION ...   (drive a running sandbox; trigger --help)
 
   --port N           port to listen on (0 = any free port; default 8080)
   --host ADDR        address to listen on (default 127.0.0.1)
@@ -18,11 +24,19 @@ const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] 
                      budgets stay 60/300/30), so a client's pacing can be watched in seconds
   --token-lifetime SECONDS
                      lifetime of client-credentials tokens, the grant's expires_in (default 3600;
-                     0 is allowed: expired at once); PUT /_sandbox/token-lifetime changes it later";
+                     0 is allowed: expired at once); PUT /_sandbox/token-lifetime changes it later
+  --notify-to URL    deliver every payment's notifications (payments created without notify_url)
+                     to URL, e.g. http://localhost:8000/webhook (plain HTTP on loopback is allowed);
+                     the signing secret is $STOREFRONT_NOTIFY_SECRET, or one is generated and
+                     printed once
+  --delivery-timestamp wall|sandbox
+                     clock of the X-Service-Timestamp header on deliveries (default wall: real
+                     time, so receivers keep accepting deliveries after the clock is advanced)";
 
 struct Args {
     options: SandboxOptions,
     ready_file: Option<PathBuf>,
+    notify_to: Option<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -31,6 +45,7 @@ fn parse_args() -> Result<Args, String> {
         ..SandboxOptions::default()
     };
     let mut ready_file = None;
+    let mut notify_to = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
@@ -71,6 +86,12 @@ fn parse_args() -> Result<Args, String> {
                 )
             }
             "--ready-file" => ready_file = Some(PathBuf::from(value("--ready-file")?)),
+            "--notify-to" => notify_to = Some(value("--notify-to")?),
+            "--delivery-timestamp" => {
+                options.delivery_timestamp =
+                    DeliveryTimestamp::parse(&value("--delivery-timestamp")?)
+                        .ok_or_else(|| "--delivery-timestamp takes wall or sandbox".to_string())?
+            }
             "-h" | "--help" => return Err(USAGE.to_string()),
             other => return Err(format!("unknown argument {other}\n\n{USAGE}")),
         }
@@ -78,11 +99,16 @@ fn parse_args() -> Result<Args, String> {
     Ok(Args {
         options,
         ready_file,
+        notify_to,
     })
 }
 
 #[tokio::main]
 async fn main() {
+    if std::env::args().nth(1).as_deref() == Some("trigger") {
+        let code = cli::trigger::run(std::env::args().skip(2).collect()).await;
+        std::process::exit(code);
+    }
     let args = match parse_args() {
         Ok(args) => args,
         Err(message) => {
@@ -171,6 +197,37 @@ async fn main() {
     println!(
         "control endpoints (clock, buyers paying, faults, request log): see sandbox/README.md"
     );
+    println!("dashboard: {}/", sandbox.control_url());
+    if let Some(url) = &args.notify_to {
+        let chosen = std::env::var("STOREFRONT_NOTIFY_SECRET").ok();
+        let generated = chosen.is_none();
+        match sandbox.notify_to(url, chosen) {
+            Ok(secret) => {
+                println!();
+                println!(
+                    "notifications: payments created without notify_url (merchants {} and {}) are delivered to {url}",
+                    seed::MERCHANT_NO,
+                    seed::OTHER_MERCHANT_NO
+                );
+                if generated {
+                    println!(
+                        "  signed with this secret (shown once; give it to your app's webhook verifier):"
+                    );
+                    println!("  export STOREFRONT_NOTIFY_SECRET={secret}");
+                } else {
+                    println!("  signed with the secret in $STOREFRONT_NOTIFY_SECRET");
+                }
+            }
+            Err(error) => {
+                eprintln!(
+                    "storefront-sandbox: --notify-to {url}: {} ({})",
+                    error.error_description.unwrap_or_default(),
+                    error.error
+                );
+                std::process::exit(2);
+            }
+        }
+    }
     if let Some(path) = args.ready_file {
         let ready = serde_json::json!({
             "origin": sandbox.origin(),

@@ -7,7 +7,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use crate::clock::Clock;
+use crate::clock::{Clock, DeliveryTimestamp};
 use crate::db::Db;
 use crate::error::ApiResult;
 use crate::inspect::Inspect;
@@ -29,6 +29,8 @@ pub struct AppState {
     pub http: reqwest::Client,
     /// Host names pinned to addresses for notification delivery (`PUT /_sandbox/dns/{host}`).
     pub dns: DnsOverrides,
+    /// Which clock stamps `X-Service-Timestamp` on deliveries (real time by default).
+    pub delivery_timestamp: DeliveryTimestamp,
     db: Mutex<Db>,
 }
 
@@ -39,6 +41,7 @@ impl AppState {
         allow_loopback_notify: bool,
         http: reqwest::Client,
         dns: DnsOverrides,
+        delivery_timestamp: DeliveryTimestamp,
     ) -> Self {
         AppState {
             clock: Clock::default(),
@@ -46,6 +49,7 @@ impl AppState {
             allow_loopback_notify,
             http,
             dns,
+            delivery_timestamp,
             db: Mutex::new(Db::seeded()),
         }
     }

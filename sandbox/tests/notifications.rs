@@ -712,12 +712,46 @@ fn parse_time(v: &Value) -> time::OffsetDateTime {
     .unwrap()
 }
 
+/// Issue 17 item 5: by default a delivery is stamped with the real time of the attempt, so a
+/// retry made after the sandbox clock moved an hour ahead still verifies against a receiver's
+/// real clock (the contract's 5-minute tolerance), while the body keeps sandbox-clock times.
+#[tokio::test]
+async fn retries_after_the_clock_moved_are_stamped_with_real_time() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let receiver = Receiver::start().await;
+    receiver.answer_always(500);
+    created(
+        &env,
+        &token,
+        &with_notify("wallclock", &receiver.url, SECRET),
+    )
+    .await;
+    let event_id = receiver.wait_for(1).await[0].header("x-service-event-id");
+    env.advance(3600).await;
+    let got = receiver.wait_for_event(&event_id, 2).await;
+    let real_now = time::OffsetDateTime::now_utc().unix_timestamp();
+    for attempt in &got {
+        assert!(verify(SECRET, attempt));
+        let stamped: i64 = attempt.header("x-service-timestamp").parse().unwrap();
+        assert!(
+            (real_now - stamped).abs() <= 60,
+            "stamped {stamped}, real time {real_now}: a receiver checking 5 minutes accepts it"
+        );
+    }
+}
+
 /// The retry schedule: after the first delivery, failures wait 1 min, 5 min, 15 min, 30 min,
 /// 1 h, 2 h, 4 h, 6 h, 8 h; 10 attempts at most; the id and body stay the same and the
-/// timestamp is re-signed on each attempt. Then the record is `failed`.
+/// timestamp is re-signed on each attempt. Then the record is `failed`. (Signed with the sandbox
+/// clock here, so that re-signing shows as ten distinct timestamps while the clock is advanced.)
 #[tokio::test]
 async fn retry_schedule_table() {
-    let env = Env::start().await;
+    let env = Env::start_with(storefront_sandbox::SandboxOptions {
+        delivery_timestamp: storefront_sandbox::clock::DeliveryTimestamp::SandboxClock,
+        ..Default::default()
+    })
+    .await;
     let token = env.merchant_token().await;
     let receiver = Receiver::start().await;
     receiver.answer_always(500);

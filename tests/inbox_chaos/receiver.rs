@@ -3,7 +3,7 @@
 //! The Rust receiver: the test executable run again with [`ROLE_ENV`] set. It serves
 //! `POST /hook` (store in the inbox, answer the receipt's status) on 127.0.0.1 on a free port,
 //! prints `CHAOS_READY {port}` on stdout, and runs one worker (claim, handle in the app's own
-//! transaction, complete in it). Its clock is the sandbox's (re-read every 200 ms). It exits
+//! transaction, complete in it). It checks timestamps on real time, as deliveries are stamped. It exits
 //! when its stdin closes (the test ended or died) — or when the test kills it.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -11,8 +11,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -26,7 +25,6 @@ use super::app::{AppDb, Handled};
 pub const ROLE_ENV: &str = "STOREFRONT_CHAOS_ROLE";
 const DB_ENV: &str = "STOREFRONT_CHAOS_DB";
 const SECRET_ENV: &str = "STOREFRONT_CHAOS_SECRET";
-const CONTROL_ENV: &str = "STOREFRONT_CHAOS_CONTROL";
 const READY: &str = "CHAOS_READY ";
 
 /// The lease of a claimed event.
@@ -34,26 +32,6 @@ const LEASE: Duration = Duration::from_secs(2);
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} is not set"))
-}
-
-fn unix_now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs() as i64)
-        .unwrap_or(0)
-}
-
-async fn clock_offset(http: &reqwest::Client, control: &str) -> Option<i64> {
-    let v: serde_json::Value = http
-        .get(format!("{control}/clock"))
-        .timeout(Duration::from_secs(2))
-        .send()
-        .await
-        .ok()?
-        .json()
-        .await
-        .ok()?;
-    v["offset_seconds"].as_i64()
 }
 
 async fn hook(
@@ -81,31 +59,9 @@ pub fn run_if_child() {
         .expect("receiver runtime");
     rt.block_on(async {
         let db = env(DB_ENV);
-        let control = env(CONTROL_ENV);
-        let http = reqwest::Client::new();
-        let offset = Arc::new(AtomicI64::new(loop {
-            if let Some(o) = clock_offset(&http, &control).await {
-                break o;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }));
-        {
-            let offset = Arc::clone(&offset);
-            tokio::spawn(async move {
-                loop {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    if let Some(o) = clock_offset(&http, &control).await {
-                        offset.store(o, Ordering::SeqCst);
-                    }
-                }
-            });
-        }
-        let clock_offset = Arc::clone(&offset);
-        let verifier = WebhookVerifier::new([env(SECRET_ENV)])
-            .expect("verifier")
-            .with_clock(Arc::new(move || {
-                unix_now() + clock_offset.load(Ordering::SeqCst)
-            }));
+        // Deliveries are stamped with the real time of the attempt (the sandbox's default),
+        // so the verifier's ordinary clock accepts them however far the sandbox clock moved.
+        let verifier = WebhookVerifier::new([env(SECRET_ENV)]).expect("verifier");
         let inbox = Arc::new(Inbox::open(&db, verifier).expect("inbox opens"));
         let app = axum::Router::new()
             .route("/hook", axum::routing::post(hook))
@@ -274,7 +230,6 @@ impl ReceiverProcess {
         wrappers: Option<&Wrappers>,
         db: &str,
         secret: &str,
-        control: &str,
     ) -> ReceiverProcess {
         let lib = || {
             &wrappers
@@ -293,22 +248,21 @@ impl ReceiverProcess {
                     ])
                     .env(ROLE_ENV, "receiver")
                     .env(DB_ENV, db)
-                    .env(SECRET_ENV, secret)
-                    .env(CONTROL_ENV, control);
+                    .env(SECRET_ENV, secret);
                 Self::spawn_ready(kind, command)
             }
             Kind::Python => {
                 let mut command = Command::new("python3");
                 command
                     .arg(repo().join("bindings/python/tests/chaos_receiver.py"))
-                    .args(["--db", db, "--secret", secret, "--control-url", control])
+                    .args(["--db", db, "--secret", secret])
                     .env("STOREFRONT_LIB", lib())
                     .env("PYTHONUNBUFFERED", "1");
                 Self::spawn_ready(kind, command)
             }
             Kind::Php => {
                 for _ in 0..3 {
-                    if let Some(p) = Self::spawn_php(lib(), db, secret, control) {
+                    if let Some(p) = Self::spawn_php(lib(), db, secret) {
                         return p;
                     }
                 }
@@ -337,7 +291,7 @@ impl ReceiverProcess {
 
     /// `php -S` (PHP_CLI_SERVER_WORKERS=2) on a free port and `php … work`, in one process
     /// group; `None` when the server could not listen (the port was taken meanwhile).
-    fn spawn_php(lib: &Path, db: &str, secret: &str, control: &str) -> Option<ReceiverProcess> {
+    fn spawn_php(lib: &Path, db: &str, secret: &str) -> Option<ReceiverProcess> {
         let script = repo().join("bindings/php/tests/chaos_receiver.php");
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -348,7 +302,6 @@ impl ReceiverProcess {
                 .env("STOREFRONT_LIB", lib)
                 .env("INBOX_URL", db)
                 .env("NOTIFY_SECRET", secret)
-                .env("CHAOS_CONTROL_URL", control)
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped());
         };

@@ -10,12 +10,11 @@ declare(strict_types=1);
  *   receiver:  PHP_CLI_SERVER_WORKERS=2 php -d ffi.enable=1 -S 127.0.0.1:PORT chaos_receiver.php
  *   worker:    php -d ffi.enable=1 chaos_receiver.php work
  *
- * Environment: INBOX_URL (sqlite:///absolute/path.db), NOTIFY_SECRET, CHAOS_CONTROL_URL (the
- * sandbox's control URL) and STOREFRONT_LIB.
+ * Environment: INBOX_URL (sqlite:///absolute/path.db), NOTIFY_SECRET and STOREFRONT_LIB.
  *
- * The receiver checks timestamps on the sandbox's clock (GET {control}/clock -> offset_seconds,
- * re-read when the copy shared by the requests in "{db}.clock.json" is older than 200 ms) with
- * receiveAt(), and answers what the inbox says. The worker claims events (2 s lease) and handles
+ * The receiver checks timestamps on real time with receive() (the sandbox stamps deliveries
+ * with the real time of the attempt, however far its clock moved), and answers what the inbox
+ * says. The worker claims events (2 s lease) and handles
  * each in one PDO transaction on the same file: the app's tables and upserts of
  * tests/inbox_chaos/app.rs (`times` counts bookings of an event_id, `regressions` the versions at
  * or below the app's) and completeIn(). The test creates the app's tables. The worker ends, with
@@ -43,31 +42,12 @@ if (strncmp($url, 'sqlite:///', 10) !== 0) {
 $path = substr($url, 9);
 $inbox = Storefront\Inbox::open($url, [(string) getenv('NOTIFY_SECRET')]);
 
-/** The sandbox's time in Unix seconds, or null when its clock cannot be read. */
-function sandbox_now(string $control, string $cache): ?int
-{
-    $copy = json_decode((string) @file_get_contents($cache), true);
-    if (is_array($copy) && microtime(true) - $copy['read_at'] <= 0.2) {
-        return time() + (int) $copy['offset_seconds'];
-    }
-    $answer = @file_get_contents("$control/clock", false, stream_context_create(['http' => ['timeout' => 2]]));
-    $offset = json_decode((string) $answer, true)['offset_seconds'] ?? null;
-    if (!is_int($offset)) {
-        return is_array($copy) ? time() + (int) $copy['offset_seconds'] : null;
-    }
-    $tmp = $cache . '.' . getmypid();
-    file_put_contents($tmp, json_encode(['offset_seconds' => $offset, 'read_at' => microtime(true)]));
-    rename($tmp, $cache);
-    return time() + $offset;
-}
-
 if (PHP_SAPI === 'cli-server') {
-    $now = sandbox_now((string) getenv('CHAOS_CONTROL_URL'), "$path.clock.json");
-    if ($_SERVER['REQUEST_METHOD'] !== 'POST' || $now === null) {
-        http_response_code($now === null ? 503 : 404);
+    if ($_SERVER['REQUEST_METHOD'] !== 'POST') {
+        http_response_code(404);
         return;
     }
-    [$status, $body] = $inbox->receiveAt($_SERVER, (string) file_get_contents('php://input'), $now);
+    [$status, $body] = $inbox->receive($_SERVER, (string) file_get_contents('php://input'));
     http_response_code($status);
     header('Content-Type: application/json');
     echo $body;

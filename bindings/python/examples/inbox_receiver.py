@@ -4,14 +4,14 @@
 (The inbox chaos test, tests/inbox_chaos.rs, runs its twin tests/chaos_receiver.py: the same
 shape, with the chaos test's app tables.)
 
-    python3 inbox_receiver.py --port P --db sqlite:///PATH --secret S --control-url URL
+    python3 inbox_receiver.py --port P --db sqlite:///PATH --secret S
 
 - serves POST on any path with ``Inbox.receive`` (200 stored or duplicate, 400 refused, 503 not
   committed), on a threaded WSGI server;
 - a worker thread claims events and books them into ``app_bookings`` / ``app_states`` in the
   SAME SQLite file, in one transaction with the inbox's completion (``complete_in``);
-- timestamps are checked on the sandbox's clock: ``GET {control_url}/clock`` ->
-  ``offset_seconds``, read every 200 ms.
+- timestamps are checked on real time: the sandbox, like the service, stamps each delivery
+  with the real time of the attempt, also after its clock was advanced.
 
 Prints ``ready <port>`` on stdout once it listens. Ends on SIGTERM or SIGINT.
 """
@@ -19,14 +19,12 @@ Prints ``ready <port>`` on stdout once it listens. Ends on SIGTERM or SIGINT.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sqlite3
 import sys
 import threading
 import time
-import urllib.request
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -48,31 +46,6 @@ class ThreadingServer(ThreadingMixIn, WSGIServer):
 class Quiet(WSGIRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
-
-
-class SandboxClock:
-    """The sandbox's time: the system clock plus its offset, refreshed every 200 ms."""
-
-    def __init__(self, control_url: str) -> None:
-        self.url = control_url.rstrip("/") + "/clock"
-        self.offset = 0
-        self.refresh()
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def refresh(self) -> None:
-        try:
-            with urllib.request.urlopen(self.url, timeout=2) as answer:
-                self.offset = int(json.loads(answer.read())["offset_seconds"])
-        except Exception as failure:  # keep the last offset; the next read may work
-            print(f"clock: {failure}", file=sys.stderr)
-
-    def _loop(self) -> None:
-        while True:
-            time.sleep(0.2)
-            self.refresh()
-
-    def __call__(self) -> int:
-        return int(time.time()) + self.offset
 
 
 def worker(inbox: storefront.Inbox, path: str, stop: threading.Event) -> None:
@@ -120,13 +93,12 @@ def main() -> int:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--db", required=True, help="sqlite:///absolute/path.db")
     parser.add_argument("--secret", action="append", required=True, help="notify secret (repeatable)")
-    parser.add_argument("--control-url", required=True, help="the sandbox's /_sandbox URL")
     args = parser.parse_args()
     if not args.db.startswith("sqlite:///"):
         parser.error("--db must be sqlite:///absolute/path.db")
     path = args.db[len("sqlite://"):]
 
-    inbox = storefront.Inbox(args.db, args.secret, clock=SandboxClock(args.control_url))
+    inbox = storefront.Inbox(args.db, args.secret)
 
     def app(environ: dict, start_response: Any) -> list:
         if environ.get("REQUEST_METHOD") != "POST":

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """The Python receiver of the inbox chaos test (tests/inbox_chaos.rs, ``chaos_python_sqlite``).
 
-    python3 chaos_receiver.py --db sqlite:///PATH --secret S --control-url URL
+    python3 chaos_receiver.py --db sqlite:///PATH --secret S [--control-url URL]
 
 The Rust receiver (tests/inbox_chaos/receiver.rs) written with the wrapper, on SQLite:
 
 - serves ``POST /hook`` with ``Inbox.receive`` on 127.0.0.1, a free port, and answers what the
   inbox says;
-- checks timestamps on the sandbox's clock (``GET {control_url}/clock`` -> ``offset_seconds``,
-  re-read every 200 ms; ``Inbox(clock=...)``);
+- checks timestamps on real time (the sandbox stamps deliveries with the real time of the
+  attempt, however far its clock moved);
 - one worker thread claims events (2 s lease) and handles each in the app's own transaction on
   the same file: the app's tables and upserts of tests/inbox_chaos/app.rs (``times`` counts
   bookings of an ``event_id``, ``regressions`` the versions at or below the app's), and
@@ -21,13 +21,11 @@ its stdin closes (the test ended or died), or when the test kills it (SIGKILL).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sqlite3
 import sys
 import threading
 import time
-import urllib.request
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -59,33 +57,6 @@ class ThreadingServer(ThreadingMixIn, WSGIServer):
 class Quiet(WSGIRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
-
-
-class SandboxClock:
-    """The sandbox's time: the system clock plus its offset, re-read every 200 ms."""
-
-    def __init__(self, control_url: str) -> None:
-        self.url = control_url.rstrip("/") + "/clock"
-        while not self.refresh():
-            time.sleep(0.05)
-        threading.Thread(target=self._loop, daemon=True).start()
-
-    def refresh(self) -> bool:
-        try:
-            with urllib.request.urlopen(self.url, timeout=2) as answer:
-                self.offset = int(json.loads(answer.read())["offset_seconds"])
-            return True
-        except Exception as failure:  # keep the last offset; the next read may work
-            print(f"chaos receiver: clock: {failure}", file=sys.stderr)
-            return False
-
-    def _loop(self) -> None:
-        while True:
-            time.sleep(0.2)
-            self.refresh()
-
-    def __call__(self) -> int:
-        return int(time.time()) + self.offset
 
 
 def worker(inbox: storefront.Inbox, path: str) -> None:
@@ -122,12 +93,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--db", required=True, help="sqlite:///absolute/path.db")
     parser.add_argument("--secret", required=True)
-    parser.add_argument("--control-url", required=True, help="the sandbox's control URL")
+    parser.add_argument("--control-url", help="the sandbox's control URL (unused)")
     args = parser.parse_args()
     if not args.db.startswith("sqlite:///"):
         parser.error("--db must be sqlite:///absolute/path.db")
 
-    inbox = storefront.Inbox(args.db, [args.secret], clock=SandboxClock(args.control_url))
+    inbox = storefront.Inbox(args.db, [args.secret])
 
     def app(environ: dict, start_response: Any) -> list:
         if environ.get("REQUEST_METHOD") != "POST" or environ.get("PATH_INFO") != "/hook":

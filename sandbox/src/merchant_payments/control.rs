@@ -267,6 +267,32 @@ pub async fn force(
     view(&shared, &db, &order_no)
 }
 
+/// POST /_sandbox/merchant-payments/{order_no}/expire: what the service does on its own when a
+/// payment's time runs out. Advances the sandbox clock to the payment's `expires_at` (never
+/// back) and runs the sweep at once, so the answer already shows `expired` for a payment that
+/// was still open. Every other payment due by then expires too, as it would on the service.
+pub async fn expire(
+    State(shared): State<Arc<AppState>>,
+    Path(order_no): Path<String>,
+) -> ApiResult<Json<Value>> {
+    let expires_at = shared
+        .db()
+        .payments
+        .payments
+        .get(&order_no)
+        .ok_or_else(payment_not_found)?
+        .expires_at;
+    let ahead = (expires_at - shared.clock.now()).whole_seconds();
+    // One second past `expires_at`: a payment expires once its time has passed.
+    shared.clock.advance(ahead + 1);
+    let now = shared.clock.now();
+    let mut db = shared.db();
+    let db = &mut *db;
+    let swept = sweep(&mut db.payments, &db.directory.channels, now);
+    db.notifications.record_events(swept.events);
+    view(&shared, db, &order_no)
+}
+
 /// Body of the notification-default control.
 #[derive(Debug, Deserialize)]
 pub struct DefaultSetting {
@@ -285,26 +311,41 @@ pub async fn notification_default(
     Path(merchant_no): Path<String>,
     JsonBody(body): JsonBody<DefaultSetting>,
 ) -> ApiResult<Json<Value>> {
-    validate_notify_url(&body.url, shared.allow_loopback_notify)?;
     let generated = body.secret.is_none();
-    let secret = body.secret.unwrap_or_else(|| random_hex("whsec_", 32));
-    validate_secret(&secret)?;
-    let mut db = shared.db();
-    let merchant = db
-        .directory
-        .merchants
-        .get_mut(&merchant_no)
-        .ok_or_else(|| ApiError::not_found("unknown_merchant").describe("no such merchant"))?;
-    merchant.notify_default = Some(NotifyDefault {
-        url: body.url.clone(),
-        secret: secret.clone(),
-        enabled: body.enabled,
-    });
+    let secret =
+        set_notification_default(&shared, &merchant_no, &body.url, body.secret, body.enabled)?;
     let mut answer = json!({ "url": body.url, "enabled": body.enabled });
     if generated {
         answer["secret"] = json!(secret);
     }
     Ok(Json(answer))
+}
+
+/// Sets a merchant's default notification address (the merchant-center setting; payments
+/// created afterwards without `notify_url` use it). The address is checked as `notify_url` is;
+/// the secret is generated when `None`. Returns the secret in force.
+pub fn set_notification_default(
+    shared: &AppState,
+    merchant_no: &str,
+    url: &str,
+    secret: Option<String>,
+    enabled: bool,
+) -> ApiResult<String> {
+    validate_notify_url(url, shared.allow_loopback_notify)?;
+    let secret = secret.unwrap_or_else(|| random_hex("whsec_", 32));
+    validate_secret(&secret)?;
+    let mut db = shared.db();
+    let merchant = db
+        .directory
+        .merchants
+        .get_mut(merchant_no)
+        .ok_or_else(|| ApiError::not_found("unknown_merchant").describe("no such merchant"))?;
+    merchant.notify_default = Some(NotifyDefault {
+        url: url.to_owned(),
+        secret: secret.clone(),
+        enabled,
+    });
+    Ok(secret)
 }
 
 /// POST /_sandbox/sweep: runs the background sweep now. Answers how many payments changed.

@@ -261,6 +261,10 @@ pub fn control_routes() -> Router<Arc<AppState>> {
             post(super::control::force),
         )
         .route(
+            "/merchant-payments/{order_no}/expire",
+            post(super::control::expire),
+        )
+        .route(
             "/merchants/{merchant_no}/notification-default",
             put(super::control::notification_default),
         )

@@ -1,5 +1,6 @@
 //! Sending one notification attempt: POST of the raw body with `X-Service-Event-ID`,
-//! `X-Service-Timestamp` (sandbox-clock Unix seconds of this attempt, re-signed each time) and
+//! `X-Service-Timestamp` (Unix seconds of this attempt by the clock [`crate::clock::DeliveryTimestamp`]
+//! chooses, real time by default; re-signed each time) and
 //! `X-Service-Signature`. The shared client waits at most 8 seconds and never follows
 //! redirects; only a 2xx acknowledges. The lock is not held while the request runs.
 //!
@@ -18,7 +19,7 @@ use crate::state::AppState;
 
 /// Sends one attempt and records its outcome.
 pub async fn deliver(shared: Arc<AppState>, job: DeliveryJob) {
-    let timestamp = shared.clock.now().unix_timestamp();
+    let timestamp = shared.delivery_timestamp.now(&shared.clock);
     let signature = signature(
         job.secret.expose().as_bytes(),
         timestamp,

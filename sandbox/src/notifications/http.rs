@@ -93,6 +93,26 @@ pub async fn attempts(
     Json(json!({ "items": items }))
 }
 
+/// POST /_sandbox/notifications/{order_no}/{event_id}/redeliver: sends a stored event again now
+/// (see [`super::store::NotificationStore::redeliver`]), signed afresh. Answers
+/// `{"queued": bool}` (false while an attempt is in flight); 404 `payment_not_found` when the
+/// payment has no such event.
+pub async fn redeliver(
+    State(shared): State<Arc<AppState>>,
+    Path((order_no, event_id)): Path<(String, String)>,
+) -> ApiResult<Json<Value>> {
+    let now = shared.clock.now();
+    let queued = shared
+        .db()
+        .notifications
+        .redeliver(&order_no, &event_id, now)
+        .ok_or_else(|| {
+            ApiError::not_found("payment_not_found")
+                .describe("this payment has no notification with that event id")
+        })?;
+    Ok(Json(json!({ "queued": queued })))
+}
+
 /// Body of PUT /_sandbox/notifications/worker.
 #[derive(Debug, serde::Deserialize)]
 pub struct WorkerSetting {
@@ -169,6 +189,10 @@ pub fn control_routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/notifications/attempts", get(attempts))
         .route("/notifications/worker", put(set_worker))
+        .route(
+            "/notifications/{order_no}/{event_id}/redeliver",
+            post(redeliver),
+        )
         .route("/dns", delete(clear_dns))
         .route("/dns/{host}", put(set_dns))
 }

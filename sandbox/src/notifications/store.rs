@@ -331,6 +331,34 @@ impl NotificationStore {
     }
 }
 
+impl NotificationStore {
+    /// Sends a stored event again now, as the sandbox's "redeliver" control does: a record
+    /// waiting for a retry is made due at once (its schedule continues afterwards); a delivered
+    /// or exhausted one gets one manual attempt, due now, like a re-queue. `Some(false)` while an
+    /// attempt is in flight; `None` when the payment has no such event.
+    pub fn redeliver(
+        &mut self,
+        order_no: &str,
+        event_id: &str,
+        now: OffsetDateTime,
+    ) -> Option<bool> {
+        let record = self
+            .records
+            .get_mut(order_no)?
+            .iter_mut()
+            .find(|r| r.event_id == event_id)?;
+        if record.in_flight {
+            return Some(false);
+        }
+        if record.status != DeliveryStatus::Pending {
+            record.status = DeliveryStatus::Pending;
+            record.requeued = true;
+        }
+        record.next_attempt_at = Some(now);
+        Some(true)
+    }
+}
+
 fn push_kept(history: &mut VecDeque<Attempt>, attempt: Attempt) {
     if history.len() >= ATTEMPTS_KEPT {
         history.pop_front();

@@ -49,7 +49,7 @@ class WebhookTest {
             ),
         )
         val d = nextDelivery()
-        val now = sandboxNowUnix()
+        val now = nowUnix()
         // Rotation: the old secret and the current one are both accepted.
         val verifier = WebhookVerifier(listOf(Secret("an-older-secret-that-is-still-kept-0001"), Secret(secret)))
         val n = verifier.verifyAt(d.eventId, d.timestamp, d.signature, d.body, now)
