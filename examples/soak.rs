@@ -1329,11 +1329,11 @@ async fn clock_mover(ctx: Arc<Ctx>, mut rng: Rng) {
 /// Delivery records that are due, in flight, pending overall and failed; the earliest next
 /// attempt of a pending record (seconds from the sandbox's now).
 fn delivery_state(sandbox: &Sandbox) -> (usize, usize, usize, Option<i64>) {
-    use storefront_sandbox::notifications::store::DeliveryStatus as S;
-    let now = sandbox.shared().clock.now();
-    let world = sandbox.shared().world();
+    use storefront_sandbox::inspect::DeliveryStatus as S;
+    let view = sandbox.inspect();
+    let now = view.now();
     let (mut busy, mut pending, mut failed, mut next) = (0, 0, 0, None::<i64>);
-    for r in world.notifications.records.values().flatten() {
+    for r in view.all_deliveries() {
         match r.status {
             S::Pending => {
                 pending += 1;
@@ -1432,18 +1432,17 @@ struct TruthPayment {
 }
 
 fn truth_payments(sandbox: &Sandbox) -> Vec<TruthPayment> {
-    let world = sandbox.shared().world();
-    world
-        .payments
-        .payments
-        .values()
+    sandbox
+        .inspect()
+        .payments()
+        .into_iter()
         .filter(|p| p.merchant_no == seed::MERCHANT_NO)
         .map(|p| TruthPayment {
-            order_no: p.order_no.clone(),
-            reference: p.external_reference.clone(),
+            order_no: p.order_no,
+            reference: p.external_reference,
             status: p.status.as_str().to_owned(),
             status_version: p.status_version,
-            event_id: p.event_id.clone(),
+            event_id: p.event_id,
             session_user: p.session.as_ref().and_then(|s| s.user.clone()),
             session_channel: p.session.as_ref().map(|s| s.payment_no.clone()),
             settlement: p.settlement_coin,
@@ -1452,13 +1451,10 @@ fn truth_payments(sandbox: &Sandbox) -> Vec<TruthPayment> {
 }
 
 fn truth_keys(sandbox: &Sandbox) -> HashMap<String, String> {
-    let world = sandbox.shared().world();
-    world
-        .payments
-        .idempotency
-        .iter()
-        .filter(|((merchant, _), _)| merchant == seed::MERCHANT_NO)
-        .map(|((_, key), rec)| (key.clone(), rec.order_no.clone()))
+    sandbox
+        .inspect()
+        .idempotency_keys(seed::MERCHANT_NO)
+        .into_iter()
         .collect()
 }
 
@@ -1471,16 +1467,15 @@ struct TruthOrder {
 }
 
 fn truth_orders(sandbox: &Sandbox) -> Vec<TruthOrder> {
-    let world = sandbox.shared().world();
-    world
-        .catalog
-        .orders
-        .values()
+    sandbox
+        .inspect()
+        .catalog_orders()
+        .into_iter()
         .filter(|o| o.merchant_no == seed::MERCHANT_NO)
         .map(|o| TruthOrder {
-            order_no: o.order_no.clone(),
-            user: o.user_id.clone(),
-            tag: o.other_ipu.get("gift_message").cloned(),
+            tag: o.inputs.get("gift_message").cloned(),
+            order_no: o.order_no,
+            user: o.user_id,
             paid: o.paid_at.is_some(),
             pay_amount: o.payment_pay_amount,
         })
@@ -2208,19 +2203,14 @@ async fn run(args: &Args) -> AnyResult<bool> {
             .collect()
     };
     let exhausted: Vec<(String, String)> = {
-        let w = ctx.sandbox.shared().world();
+        let view = ctx.sandbox.inspect();
         created
             .iter()
             .flat_map(|no| {
-                w.notifications
-                    .records
-                    .get(no)
+                view.deliveries(no)
                     .into_iter()
-                    .flatten()
-                    .filter(|r| {
-                        r.status == storefront_sandbox::notifications::store::DeliveryStatus::Failed
-                    })
-                    .map(|r| (no.clone(), r.event_id.clone()))
+                    .filter(|r| r.status == storefront_sandbox::inspect::DeliveryStatus::Failed)
+                    .map(|r| (no.clone(), r.event_id))
             })
             .collect()
     };

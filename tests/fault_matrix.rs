@@ -648,39 +648,29 @@ struct Prepared {
 const REFERENCE: &str = "fault-matrix-1";
 
 fn wallet(h: &Harness, user: &str) -> i64 {
-    h.sandbox.shared().world().users[user].wallet
+    h.sandbox.inspect().wallet(user).unwrap()
 }
 
 fn orders_of(h: &Harness, user: &str) -> usize {
     h.sandbox
-        .shared()
-        .world()
-        .catalog
-        .orders
-        .values()
+        .inspect()
+        .catalog_orders()
+        .iter()
         .filter(|o| o.user_id == user)
         .count()
 }
 
 fn payments_for(h: &Harness, reference: &str) -> usize {
     h.sandbox
-        .shared()
-        .world()
-        .payments
-        .payments
-        .values()
+        .inspect()
+        .payments()
+        .iter()
         .filter(|p| p.external_reference == reference)
         .count()
 }
 
 fn events_of(h: &Harness, order_no: &str) -> usize {
-    h.sandbox
-        .shared()
-        .world()
-        .notifications
-        .records
-        .get(order_no)
-        .map_or(0, Vec::len)
+    h.sandbox.inspect().deliveries(order_no).len()
 }
 
 /// Everything a call could change in the sandbox.
@@ -697,17 +687,16 @@ struct Ledger {
 }
 
 fn ledger(h: &Harness) -> Ledger {
-    let world = h.sandbox.shared().world();
+    let view = h.sandbox.inspect();
     Ledger {
-        orders: world
-            .catalog
-            .orders
-            .values()
+        orders: view
+            .catalog_orders()
+            .iter()
             .filter(|o| o.user_id == s::USER_ALICE)
             .count(),
-        wallet: world.users[s::USER_ALICE].wallet,
-        payments: world.payments.payments.len(),
-        events: world.notifications.records.values().map(Vec::len).sum(),
+        wallet: view.wallet(s::USER_ALICE).unwrap(),
+        payments: view.payments().len(),
+        events: view.notification_event_count(),
     }
 }
 

@@ -20,7 +20,7 @@ use storefront::{
     CreateMerchantPayment, ErrorKind, LocalRecord, MerchantPaymentStatus, MinorAmount,
     ReconcileCursor, ReconcileFinding, ReconcileOptions, ReconcileReport, Reconciler,
 };
-use storefront_sandbox::notifications::store::DeliveryStatus as SbxDelivery;
+use storefront_sandbox::inspect::DeliveryStatus as SbxDelivery;
 use time::OffsetDateTime;
 
 const SECRET: &str = "reconcile-notify-secret-0123456789abcdef";
@@ -44,30 +44,23 @@ struct Truth {
 
 /// The sandbox's payments of the seeded merchant with this reference, newest first.
 fn truth(h: &Harness, reference: &str) -> Vec<Truth> {
-    let world = h.sandbox.shared().world();
-    let mut v: Vec<_> = world
-        .payments
-        .payments
-        .values()
+    // `payments()` is newest first.
+    h.sandbox
+        .inspect()
+        .payments()
+        .into_iter()
         .filter(|p| p.merchant_no == s::MERCHANT_NO && p.external_reference == reference)
-        .map(|p| {
-            (
-                p.seq,
-                Truth {
-                    order_no: p.order_no.clone(),
-                    status: p.status.as_str().to_owned(),
-                    status_version: p.status_version,
-                    event_id: p.event_id.clone(),
-                    occurred_at: p.occurred_at,
-                    amount_minor: p.amount_minor as u64,
-                    currency: p.currency.clone(),
-                    test_mode: p.session.as_ref().is_some_and(|s| s.test_mode),
-                },
-            )
+        .map(|p| Truth {
+            order_no: p.order_no,
+            status: p.status.as_str().to_owned(),
+            status_version: p.status_version,
+            event_id: p.event_id,
+            occurred_at: p.occurred_at,
+            amount_minor: p.amount_minor as u64,
+            currency: p.currency,
+            test_mode: p.session.as_ref().is_some_and(|s| s.test_mode),
         })
-        .collect();
-    v.sort_by_key(|(seq, _)| std::cmp::Reverse(*seq));
-    v.into_iter().map(|(_, t)| t).collect()
+        .collect()
 }
 
 fn one(h: &Harness, reference: &str) -> Truth {
@@ -78,13 +71,12 @@ fn one(h: &Harness, reference: &str) -> Truth {
 
 /// Delivery statuses the sandbox holds for a payment.
 fn deliveries(h: &Harness, order_no: &str) -> Vec<SbxDelivery> {
-    let world = h.sandbox.shared().world();
-    world
-        .notifications
-        .records
-        .get(order_no)
-        .map(|r| r.iter().map(|d| d.status).collect())
-        .unwrap_or_default()
+    h.sandbox
+        .inspect()
+        .deliveries(order_no)
+        .iter()
+        .map(|d| d.status)
+        .collect()
 }
 
 async fn create(h: &Harness, req: CreateMerchantPayment) -> String {

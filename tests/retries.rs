@@ -253,13 +253,11 @@ fn create_path() -> String {
 /// order number).
 fn stored_orders_of(h: &Harness, user: &str) -> Vec<String> {
     h.sandbox
-        .shared()
-        .world()
-        .catalog
-        .orders
-        .values()
+        .inspect()
+        .catalog_orders()
+        .into_iter()
         .filter(|o| o.user_id == user)
-        .map(|o| o.order_no.clone())
+        .map(|o| o.order_no)
         .collect()
 }
 

@@ -12,30 +12,30 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 
 use crate::error::ApiError;
-use crate::state::Shared;
+use crate::state::AppState;
 use crate::{
     catalog, control, dashboard, faults, limits, merchant_payments, notifications, requests, seed,
 };
 
-/// Builds the whole application over shared state.
-pub fn router(shared: Arc<Shared>) -> Router {
+/// Builds the whole application over the application state.
+pub fn router(shared: Arc<AppState>) -> Router {
     let api = Router::new()
-        .merge(catalog::routes())
-        .merge(merchant_payments::routes())
-        .merge(notifications::routes());
+        .merge(catalog::http::routes())
+        .merge(merchant_payments::http::routes())
+        .merge(notifications::http::routes());
     let control = control::routes()
-        .merge(catalog::control_routes())
-        .merge(merchant_payments::control_routes())
-        .merge(faults::routes())
-        .merge(requests::routes())
-        .merge(limits::routes())
+        .merge(catalog::http::control_routes())
+        .merge(merchant_payments::http::control_routes())
+        .merge(faults::http::routes())
+        .merge(requests::http::routes())
+        .merge(limits::http::routes())
         .merge(dashboard::routes());
     Router::new()
         .nest(seed::API_PREFIX, api)
         .route(seed::TOKEN_PATH, post(crate::auth::token_endpoint))
         .merge(crate::openapi::routes())
-        .merge(catalog::root_routes())
-        .merge(merchant_payments::root_routes())
+        .merge(catalog::http::root_routes())
+        .merge(merchant_payments::http::root_routes())
         .merge(dashboard::root_routes())
         .nest(seed::CONTROL_PREFIX, control)
         .fallback(|| async { ApiError::not_found("not_found").describe("no such route") })
@@ -43,12 +43,12 @@ pub fn router(shared: Arc<Shared>) -> Router {
         .layer(axum::middleware::from_fn(contract_errors))
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
-            faults::middleware,
+            faults::http::middleware,
         ))
         // Outermost: every request is recorded before a fault or handler sees it.
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
-            requests::middleware,
+            requests::http::middleware,
         ))
         .with_state(shared)
 }

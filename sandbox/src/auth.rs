@@ -12,25 +12,14 @@ use serde::Deserialize;
 use serde_json::json;
 use time::Duration;
 
+use crate::directory::store::{AccessToken, Subject};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::random_hex;
-use crate::state::{AccessToken, Shared, Subject};
+use crate::state::AppState;
 
-/// Default lifetime of issued access tokens, in seconds of the sandbox clock. The lifetime of
-/// client-credentials tokens can be changed ([`crate::SandboxOptions::token_lifetime_seconds`],
-/// `--token-lifetime`, `PUT /_sandbox/token-lifetime`); it is kept in
-/// [`crate::state::World::token_lifetime_seconds`].
-pub const TOKEN_LIFETIME_SECONDS: i64 = 3600;
-
-/// Longest configurable client-credentials token lifetime (365 days), so that an expiry always
-/// stays a representable time.
-pub const MAX_TOKEN_LIFETIME_SECONDS: i64 = 365 * 86_400;
-
-/// Whether `seconds` is an acceptable client-credentials token lifetime: from 0 (the grant says
-/// `expires_in: 0` and the token is expired at once) to [`MAX_TOKEN_LIFETIME_SECONDS`].
-pub fn valid_token_lifetime(seconds: i64) -> bool {
-    (0..=MAX_TOKEN_LIFETIME_SECONDS).contains(&seconds)
-}
+pub use crate::directory::store::{
+    MAX_TOKEN_LIFETIME_SECONDS, TOKEN_LIFETIME_SECONDS, valid_token_lifetime,
+};
 
 /// Scopes only a user-authorized token can carry; client-credentials grants never include them,
 /// so a client token on a user endpoint is refused with 403 `insufficient_scope`.
@@ -59,7 +48,7 @@ fn oauth_error(status: StatusCode, error: &str, description: &str) -> ApiError {
 /// granted `scope` (space-separated) and `expires_in`: the configured token lifetime, which is
 /// also how long after the grant (on the sandbox clock) the token stops being accepted.
 pub async fn token_endpoint(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     form: Result<Form<TokenRequest>, axum::extract::rejection::FormRejection>,
 ) -> ApiResult<impl IntoResponse> {
     let Form(request) = form.map_err(|_| {
@@ -77,11 +66,13 @@ pub async fn token_endpoint(
         ));
     }
     let client_id = request.client_id.unwrap_or_default();
-    let mut world = shared.world();
-    let client =
-        world.clients.get(&client_id).cloned().ok_or_else(|| {
-            oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "unknown client")
-        })?;
+    let mut db = shared.db();
+    let client = db
+        .directory
+        .clients
+        .get(&client_id)
+        .cloned()
+        .ok_or_else(|| oauth_error(StatusCode::UNAUTHORIZED, "invalid_client", "unknown client"))?;
     let Some(secret) = &client.secret else {
         return Err(oauth_error(
             StatusCode::BAD_REQUEST,
@@ -104,10 +95,10 @@ pub async fn token_endpoint(
         .cloned()
         .collect();
     let scopes = grant(&grantable, request.scope.as_deref())?;
-    let lifetime = world.token_lifetime_seconds;
+    let lifetime = db.directory.token_lifetime_seconds;
     let now = shared.clock.now();
     let token = random_hex("sbx_at_", 24);
-    world.tokens.insert(
+    db.directory.tokens.insert(
         token.clone(),
         AccessToken {
             client_id,
@@ -168,16 +159,17 @@ pub struct MintUserToken {
 /// POST /_sandbox/users/{user}/tokens: a user-authorized token for a seeded user, standing in
 /// for the authorization-code flow (which the contract does not show).
 pub async fn mint_user_token(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     axum::extract::Path(user): axum::extract::Path<String>,
     body: crate::extract::JsonBody<MintUserToken>,
 ) -> ApiResult<impl IntoResponse> {
     let request = body.0;
-    let mut world = shared.world();
-    if !world.users.contains_key(&user) {
+    let mut db = shared.db();
+    if !db.directory.users.contains_key(&user) {
         return Err(ApiError::not_found("unknown_user").describe("no such sandbox user"));
     }
-    let client = world
+    let client = db
+        .directory
         .clients
         .get(&request.client_id)
         .cloned()
@@ -188,7 +180,7 @@ pub async fn mint_user_token(
         .unwrap_or(TOKEN_LIFETIME_SECONDS)
         .clamp(1, 86_400);
     let token = random_hex("sbx_ut_", 24);
-    world.tokens.insert(
+    db.directory.tokens.insert(
         token.clone(),
         AccessToken {
             client_id: client.client_id,
@@ -235,7 +227,7 @@ pub enum Accepts {
 impl Caller {
     /// Runs the endpoint's checks in order: subject, scope, then an active bound merchant.
     /// Returns the bound merchant's number.
-    pub fn authorize(&self, shared: &Shared, accepts: Accepts, scope: &str) -> ApiResult<String> {
+    pub fn authorize(&self, shared: &AppState, accepts: Accepts, scope: &str) -> ApiResult<String> {
         if accepts == Accepts::ClientOnly && self.subject != Subject::Client {
             return Err(
                 ApiError::new(StatusCode::FORBIDDEN, "client_credentials_required")
@@ -251,7 +243,8 @@ impl Caller {
         };
         let merchant_no = self.merchant_no.clone().ok_or_else(inactive)?;
         let active = shared
-            .world()
+            .db()
+            .directory
             .merchants
             .get(&merchant_no)
             .is_some_and(|m| m.active);
@@ -278,10 +271,10 @@ fn bearer_token(value: &str) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
-impl FromRequestParts<Arc<Shared>> for Caller {
+impl FromRequestParts<Arc<AppState>> for Caller {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, shared: &Arc<Shared>) -> ApiResult<Self> {
+    async fn from_request_parts(parts: &mut Parts, shared: &Arc<AppState>) -> ApiResult<Self> {
         let token = parts
             .headers
             .get(axum::http::header::AUTHORIZATION)
@@ -289,14 +282,16 @@ impl FromRequestParts<Arc<Shared>> for Caller {
             .and_then(bearer_token)
             .ok_or_else(ApiError::invalid_token)?;
         let now = shared.clock.now();
-        let world = shared.world();
+        let db = shared.db();
         // A token is accepted strictly before its expiry: at `expires_at` it is expired.
-        let record = world
+        let record = db
+            .directory
             .tokens
             .get(token)
             .filter(|t| now < t.expires_at)
             .ok_or_else(ApiError::invalid_token)?;
-        let merchant_no = world
+        let merchant_no = db
+            .directory
             .clients
             .get(&record.client_id)
             .and_then(|c| c.merchant_no.clone());

@@ -15,22 +15,14 @@
 //! the wait, then the drop or replaced answer: the request was processed but its answer came too
 //! late, was lost, or was an error, which is how "a timeout does not prove failure" is tested.
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use axum::body::Body;
-use axum::extract::{Path, Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, post};
-use axum::{Json, Router};
+use axum::response::Response;
 use serde_json::{Value, json};
 
 use crate::error::{ApiError, ApiResult};
-use crate::extract::JsonBody;
-use crate::seed;
-use crate::state::Shared;
+
+pub mod http;
 
 /// Longest latency a fault may add.
 pub const MAX_LATENCY_MS: u64 = 120_000;
@@ -168,7 +160,7 @@ fn oversized(size: usize) -> Vec<u8> {
 /// Injected faults, in the order they were added.
 #[derive(Debug, Default)]
 pub struct FaultStore {
-    faults: Vec<Fault>,
+    pub(crate) faults: Vec<Fault>,
     next_id: u64,
 }
 
@@ -207,67 +199,7 @@ impl FaultStore {
     }
 }
 
-/// Control routes: `POST /faults` (add), `GET /faults` (list), `DELETE /faults` (clear all),
-/// `DELETE /faults/{id}` (remove one).
-pub fn routes() -> Router<Arc<Shared>> {
-    Router::new()
-        .route("/faults", post(add).get(list).delete(clear))
-        .route("/faults/{id}", delete(remove))
-}
-
-fn faults_path() -> String {
-    format!("{}/faults", seed::CONTROL_PREFIX)
-}
-
-/// Middleware applying faults before the real handler runs.
-pub async fn middleware(
-    State(shared): State<Arc<Shared>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let path = request.uri().path();
-    if path == faults_path() || path.starts_with(&format!("{}/", faults_path())) {
-        return next.run(request).await;
-    }
-    let fault = shared.world().faults.take(request.method(), path);
-    let Some(fault) = fault else {
-        return next.run(request).await;
-    };
-    if fault.after_handler {
-        // The handler runs to completion in its own task, so its effects are stored even if
-        // the client gives up or the connection is then dropped.
-        let handled = tokio::spawn(next.run(request)).await;
-        if fault.latency_ms > 0 {
-            tokio::time::sleep(Duration::from_millis(fault.latency_ms)).await;
-        }
-        return match handled {
-            Ok(_) if fault.drop_connection => dropped(),
-            Ok(_) if fault.answers() => fault.response(),
-            Ok(real) => real,
-            Err(_) => {
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "server_error").into_response()
-            }
-        };
-    }
-    if fault.latency_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(fault.latency_ms)).await;
-    }
-    if fault.drop_connection {
-        return dropped();
-    }
-    if fault.answers() {
-        return fault.response();
-    }
-    next.run(request).await
-}
-
-/// A response that makes the accept loop close the connection without answering.
-fn dropped() -> Response {
-    let mut response = StatusCode::INTERNAL_SERVER_ERROR.into_response();
-    response.extensions_mut().insert(DropConnection);
-    response
-}
-
+/// Reads a fault from the body of `POST /_sandbox/faults`.
 fn parse_fault(body: &Value) -> ApiResult<Fault> {
     let object = body
         .as_object()
@@ -408,49 +340,4 @@ fn parse_fault(body: &Value) -> ApiResult<Fault> {
         after_handler: flag("after_handler")?,
         remaining: times,
     })
-}
-
-async fn add(
-    State(shared): State<Arc<Shared>>,
-    JsonBody(body): JsonBody<Value>,
-) -> ApiResult<impl IntoResponse> {
-    let fault = parse_fault(&body)?;
-    let mut world = shared.world();
-    let id = world.faults.add(fault);
-    let added = world
-        .faults
-        .faults
-        .iter()
-        .find(|f| f.id == id)
-        .map(Fault::to_json)
-        .unwrap_or(Value::Null);
-    Ok((StatusCode::CREATED, Json(added)))
-}
-
-async fn list(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    let world = shared.world();
-    Json(Value::Array(
-        world.faults.faults.iter().map(Fault::to_json).collect(),
-    ))
-}
-
-async fn clear(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    shared.world().faults.clear();
-    Json(json!({ "cleared": true }))
-}
-
-async fn remove(
-    State(shared): State<Arc<Shared>>,
-    Path(id): Path<String>,
-) -> ApiResult<Json<Value>> {
-    let mut world = shared.world();
-    let before = world.faults.faults.len();
-    world
-        .faults
-        .faults
-        .retain(|f| id.parse::<u64>().ok() != Some(f.id));
-    if world.faults.faults.len() == before {
-        return Err(ApiError::not_found("fault_not_found").describe("no such fault"));
-    }
-    Ok(Json(json!({ "removed": true })))
 }

@@ -19,10 +19,13 @@ pub mod checkout;
 pub mod clock;
 pub mod control;
 pub mod dashboard;
+mod db;
+pub mod directory;
 pub mod error;
 pub mod extract;
 pub mod faults;
 mod ids;
+pub mod inspect;
 pub mod limits;
 pub mod merchant_payments;
 pub mod notifications;
@@ -33,7 +36,8 @@ mod server;
 pub mod state;
 mod workers;
 
-pub use state::Shared;
+pub use inspect::Inspect;
+pub use state::AppState;
 
 /// How to start a sandbox.
 #[derive(Debug, Clone)]
@@ -81,7 +85,7 @@ impl Default for SandboxOptions {
 /// A running sandbox. Dropping it stops the server and its background work.
 #[derive(Debug)]
 pub struct Sandbox {
-    shared: Arc<Shared>,
+    shared: Arc<AppState>,
     address: SocketAddr,
     ca_pem: Option<String>,
     tasks: Vec<JoinHandle<()>>,
@@ -125,7 +129,7 @@ impl Sandbox {
         };
         let origin = format!("{scheme}://{host}:{}", address.port());
         let dns = notifications::resolve::DnsOverrides::default();
-        let shared = Arc::new(Shared::new(
+        let shared = Arc::new(AppState::new(
             origin,
             options.allow_loopback_notify,
             delivery_client(options.allow_loopback_notify, dns.clone())?,
@@ -133,11 +137,11 @@ impl Sandbox {
             options.delivery_timestamp,
         ));
         {
-            let mut world = shared.world();
-            world.limits.set_window(time::Duration::seconds(
+            let mut db = shared.db();
+            db.limits.set_window(time::Duration::seconds(
                 options.rate_limit_window_seconds.into(),
             ));
-            world.token_lifetime_seconds = token_lifetime;
+            db.directory.token_lifetime_seconds = token_lifetime;
         }
         let app = app::router(shared.clone());
         let ca_pem = tls.as_ref().map(|t| t.ca_pem.clone());
@@ -188,9 +192,18 @@ impl Sandbox {
         self.ca_pem.clone()
     }
 
-    /// The sandbox's state, for in-process inspection and control.
-    pub fn shared(&self) -> &Arc<Shared> {
+    /// The sandbox's application state: its clock, origin and pinned host names. Its stored
+    /// data is read through [`Sandbox::inspect`].
+    pub fn shared(&self) -> &Arc<AppState> {
         &self.shared
+    }
+
+    /// A read-only view of everything the sandbox stores (wallets, catalog orders, merchant
+    /// payments with their timelines, notification deliveries, faults, rate-limit windows,
+    /// the clock). It holds the sandbox's lock until dropped: keep it short, never hold it
+    /// across an await, and do not call the sandbox over HTTP while holding it.
+    pub fn inspect(&self) -> Inspect<'_> {
+        self.shared.inspect()
     }
 
     /// Sends every merchant payment created from now on without a `notify_url`, for each seeded

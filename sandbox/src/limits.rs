@@ -6,13 +6,13 @@
 //! After authorizing the caller (so the client id is known) and before doing anything else:
 //!
 //! ```ignore
-//! // Not holding the world lock:
-//! limits::check(&shared, Bucket::MerchantCreate, &caller.client_id)?;
-//! // Already holding it (`let mut world = shared.world();`): never call `check` then, the
-//! // world mutex is not reentrant.
-//! world.limits.hit(Bucket::MerchantRead, &caller.client_id, shared.clock.now())?;
+//! // Not holding the lock:
+//! shared.check_limit(Bucket::MerchantCreate, &caller.client_id)?;
+//! // Already holding it (`let mut db = shared.db();`): never call `check_limit` then, the
+//! // mutex is not reentrant.
+//! db.limits.hit(Bucket::MerchantRead, &caller.client_id, shared.clock.now())?;
 //! // Per-IP checkout limits key on the peer address (`ConnectInfo<SocketAddr>`):
-//! limits::check(&shared, Bucket::CheckoutRead, &peer.ip().to_string())?;
+//! shared.check_limit(Bucket::CheckoutRead, &peer.ip().to_string())?;
 //! ```
 //!
 //! | Bucket | Limit per minute | Key | Endpoints |
@@ -30,17 +30,13 @@
 //! independent: two clients never share a budget, and the shared read budget is one per client.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 
-use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::delete;
-use axum::{Json, Router};
-use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::error::{ApiError, ApiResult};
-use crate::state::Shared;
+
+pub mod http;
 
 /// Length of a rate-limit window.
 pub const WINDOW_SECONDS: i64 = 60;
@@ -83,19 +79,6 @@ impl Bucket {
             Bucket::CheckoutStart => 30,
         }
     }
-}
-
-/// The use of one rate-limit window (see [`RateLimiter::windows`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WindowUse {
-    /// The budget.
-    pub bucket: Bucket,
-    /// Client id or peer IP.
-    pub key: String,
-    /// Requests counted in the window.
-    pub used: usize,
-    /// When the oldest counted request leaves the window (sandbox clock).
-    pub oldest_leaves_at: OffsetDateTime,
 }
 
 /// Admitted request times per bucket and key, within the last window.
@@ -151,48 +134,30 @@ impl RateLimiter {
         Ok(())
     }
 
-    /// Every window with requests counted in the last window length before `now`: bucket,
-    /// key (client id or peer IP), requests counted and when the oldest of them leaves the
-    /// window. Read-only (expired entries are not pruned here).
-    pub fn windows(&self, now: OffsetDateTime) -> Vec<WindowUse> {
-        let mut windows: Vec<WindowUse> = self
-            .hits
-            .iter()
-            .filter_map(|((bucket, key), times)| {
-                let live: Vec<_> = times.iter().filter(|t| **t + self.window > now).collect();
-                Some(WindowUse {
-                    bucket: *bucket,
-                    key: key.clone(),
-                    used: live.len(),
-                    oldest_leaves_at: **live.first()? + self.window,
-                })
+    /// The windows with requests counted at `now`: bucket, key, requests counted, and when the
+    /// oldest of them leaves the window. Reading changes nothing.
+    pub fn windows(
+        &self,
+        now: OffsetDateTime,
+    ) -> impl Iterator<Item = (Bucket, &str, usize, Option<OffsetDateTime>)> + '_ {
+        let window = self.window;
+        self.hits.iter().filter_map(move |((bucket, key), times)| {
+            let live: Vec<_> = times.iter().filter(|t| **t + window > now).collect();
+            (!live.is_empty()).then(|| {
+                (
+                    *bucket,
+                    key.as_str(),
+                    live.len(),
+                    live.first().map(|t| **t + window),
+                )
             })
-            .collect();
-        windows.sort_by(|a, b| (a.bucket.name(), &a.key).cmp(&(b.bucket.name(), &b.key)));
-        windows
+        })
     }
 
     /// Forgets every counted request.
     pub fn reset(&mut self) {
         self.hits.clear();
     }
-}
-
-/// Counts one request of `key` in `bucket` on the sandbox clock (takes the world lock; do not
-/// call while holding it, use [`RateLimiter::hit`] then).
-pub fn check(shared: &Shared, bucket: Bucket, key: &str) -> ApiResult<()> {
-    let now = shared.clock.now();
-    shared.world().limits.hit(bucket, key, now)
-}
-
-/// Control routes: `DELETE /_sandbox/limits` resets every window.
-pub fn routes() -> Router<Arc<Shared>> {
-    Router::new().route("/limits", delete(reset))
-}
-
-async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    shared.world().limits.reset();
-    Json(json!({ "reset": true }))
 }
 
 #[cfg(test)]

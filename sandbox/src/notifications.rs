@@ -1,47 +1,17 @@
 //! Signed server-to-server status notifications of merchant payments: the configuration table
 //! ([`config`]), events and delivery records ([`store`]), the signature ([`signing`]), one
-//! delivery attempt ([`delivery`], run by the background worker) and the business endpoints
-//! ([`handlers`]).
-
-use std::sync::Arc;
-
-use axum::Router;
-use axum::routing::{delete, get, post, put};
-
-use crate::state::Shared;
+//! delivery attempt ([`delivery`], run by the background worker), the target checks
+//! ([`address`], [`resolve`]) and the HTTP side ([`http`]: the business endpoints, the controls
+//! and their routes). The events themselves come from the merchant-payment state machine
+//! ([`crate::merchant_payments::machine::StatusEvent`]); [`store`] records them. Only [`http`]
+//! and [`delivery`] see the application state.
 
 pub mod address;
 pub mod config;
 pub mod delivery;
-pub mod handlers;
+pub mod http;
 pub mod resolve;
 pub mod signing;
 pub mod store;
 
 pub use store::NotificationStore;
-
-/// Business routes under the API prefix.
-pub fn routes() -> Router<Arc<Shared>> {
-    Router::new()
-        .route(
-            "/openapi/v1/merchant-payments/{order_no}/notifications",
-            get(handlers::list_records),
-        )
-        .route(
-            "/openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry",
-            post(handlers::requeue),
-        )
-}
-
-/// Sandbox controls under the control prefix.
-pub fn control_routes() -> Router<Arc<Shared>> {
-    Router::new()
-        .route("/notifications/attempts", get(handlers::attempts))
-        .route("/notifications/worker", put(handlers::set_worker))
-        .route(
-            "/merchant-payments/{order_no}/notifications/{event_id}/redeliver",
-            post(handlers::redeliver),
-        )
-        .route("/dns", delete(handlers::clear_dns))
-        .route("/dns/{host}", put(handlers::set_dns))
-}

@@ -9,7 +9,7 @@ use axum::http::header;
 use axum::response::IntoResponse;
 use axum::routing::get;
 
-use crate::state::Shared;
+use crate::state::AppState;
 
 /// Path of the document on the sandbox's origin.
 pub const PATH: &str = "/openapi.json";
@@ -18,7 +18,7 @@ pub const PATH: &str = "/openapi.json";
 pub const DOCUMENT: &str = include_str!("../openapi.json");
 
 /// The route serving [`DOCUMENT`].
-pub fn routes() -> Router<Arc<Shared>> {
+pub fn routes() -> Router<Arc<AppState>> {
     Router::new().route(PATH, get(document))
 }
 

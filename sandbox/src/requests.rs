@@ -14,22 +14,11 @@
 //! [`MAX_KEPT_BODY_CHARS`] characters of its body.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 
-use axum::body::Body;
-use axum::extract::{RawQuery, Request, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
-use serde_json::{Map, Value, json};
+use axum::http::HeaderMap;
+use serde_json::{Map, Value};
 
-use crate::error::ApiError;
-use crate::extract::MAX_BODY_BYTES;
-use crate::faults::DropConnection;
-use crate::seed;
-use crate::state::Shared;
+pub mod http;
 
 /// How many requests are kept (oldest dropped first).
 pub const MAX_RECORDS: usize = 2000;
@@ -80,95 +69,6 @@ impl RequestLog {
             record.value["dropped"] = status.is_none().into();
         }
     }
-}
-
-/// Control routes: `GET /requests` (optional `method` and `path` filters), `DELETE /requests`.
-pub fn routes() -> Router<Arc<Shared>> {
-    Router::new().route("/requests", get(list).delete(clear))
-}
-
-async fn list(State(shared): State<Arc<Shared>>, RawQuery(query): RawQuery) -> Json<Value> {
-    let mut method = None;
-    let mut path = None;
-    for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
-        match name.as_ref() {
-            "method" => method = Some(value.to_ascii_uppercase()),
-            "path" => path = Some(value.into_owned()),
-            _ => {}
-        }
-    }
-    let world = shared.world();
-    let items = world
-        .requests
-        .records
-        .iter()
-        .map(|r| &r.value)
-        .filter(|r| method.as_deref().is_none_or(|m| r["method"] == m))
-        .filter(|r| path.as_deref().is_none_or(|p| r["path"] == p))
-        .cloned()
-        .collect();
-    Json(Value::Array(items))
-}
-
-async fn clear(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    let mut world = shared.world();
-    world.requests.records.clear();
-    Json(json!({ "cleared": true }))
-}
-
-/// Middleware recording every request outside the control prefix (see the module docs). A body
-/// over [`MAX_BODY_BYTES`] is answered with 413 `invalid_request` here, for every route.
-pub async fn middleware(
-    State(shared): State<Arc<Shared>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let path = request.uri().path().to_owned();
-    if path == seed::CONTROL_PREFIX || path.starts_with(&format!("{}/", seed::CONTROL_PREFIX)) {
-        return next.run(request).await;
-    }
-    let (parts, body) = request.into_parts();
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-        .map(|info| info.0.ip().to_string());
-    let mut record = json!({
-        "peer": peer,
-        "at": shared.clock.now().format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
-        "method": parts.method.as_str(),
-        "path": redact_checkout_tokens(&redact_path(&path)),
-        "query": parts.uri.query().map(|q| redact_checkout_tokens(&redact_query(q))),
-        "headers": redact_headers(&parts.headers),
-        "body": Value::Null,
-        "body_bytes": 0,
-        "status": Value::Null,
-    });
-    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            record["body"] = format!("<more than {MAX_BODY_BYTES} bytes, not kept>").into();
-            let id = shared.world().requests.push(record);
-            let error = ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request")
-                .describe(format!("the body exceeds {MAX_BODY_BYTES} bytes"));
-            shared.world().requests.set_status(id, Some(413));
-            return error.into_response();
-        }
-    };
-    record["body_bytes"] = bytes.len().into();
-    if !bytes.is_empty() {
-        record["body"] = keep(redact_body(&parts.headers, &bytes)).into();
-    }
-    let id = shared.world().requests.push(record);
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    let status = if response.extensions().get::<DropConnection>().is_some() {
-        None
-    } else {
-        Some(response.status().as_u16())
-    };
-    shared.world().requests.set_status(id, status);
-    response
 }
 
 /// Cuts a (redacted) body text to [`MAX_KEPT_BODY_CHARS`] characters.
@@ -263,7 +163,7 @@ fn redact_json(value: &mut Value) -> bool {
 
 /// Marks that open a checkout token in free text (matched case-insensitively).
 const CHECKOUT_MARKERS: &[&str] = &["/checkout/", "%2fcheckout%2f"];
-/// Prefix of checkout tokens (see `merchant_payments::handlers::build_payment`).
+/// Prefix of checkout tokens (see `merchant_payments::http::build_payment`).
 const TOKEN_PREFIX: &str = "ct_";
 
 /// Replaces checkout tokens in free text (header values such as `Referer`, queries, bodies):
@@ -352,6 +252,8 @@ const UNPARSABLE: &str = "[redacted: unparsable body]";
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     #[test]

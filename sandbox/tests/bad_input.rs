@@ -220,11 +220,11 @@ fn payloads() -> Vec<(&'static str, Option<&'static str>, Vec<u8>)> {
 
 async fn snapshot(env: &Env, ids: &Ids, client: &str, user: &str) -> Value {
     let world_part = {
-        let world = env.sandbox.shared().world();
+        let view = env.sandbox.inspect();
         json!({
-            "wallets": world.users.values().map(|u| (u.user_id.clone(), u.wallet)).collect::<std::collections::BTreeMap<_, _>>(),
-            "catalog_orders": world.catalog.orders.len(),
-            "notify_default": format!("{:?}", world.merchants[seed::MERCHANT_NO].notify_default),
+            "wallets": view.wallets(),
+            "catalog_orders": view.catalog_order_count(),
+            "notify_default": format!("{:?}", view.notify_default(seed::MERCHANT_NO)),
         })
     };
     json!({

@@ -407,11 +407,11 @@ async fn platform_coin_payment_start_debits_the_wallet_during_the_request() {
     assert_eq!(order["payment_currency"], seed::PLATFORM_COIN);
     assert_eq!(order["payment_currency_decimals"], 8);
     assert_eq!(order["payment_pay_amount"], 25 * UNIT);
-    let before = env.sandbox.shared().world().users[seed::USER_ALICE].wallet;
+    let before = env.sandbox.inspect().wallet(seed::USER_ALICE).unwrap();
     let started = start(&env, &alice, &order_no, seed::CHANNEL_PLATFORM_COIN).await;
     assert_eq!(started.status, StatusCode::OK, "{:?}", started.body);
     assert!(started.body["trade_no"].is_string());
-    let after = env.sandbox.shared().world().users[seed::USER_ALICE].wallet;
+    let after = env.sandbox.inspect().wallet(seed::USER_ALICE).unwrap();
     assert_eq!(before - after, 25 * UNIT);
     assert_eq!(payment_status(&env, &alice, &order_no).await, 1);
     let order = read(&env, &alice, &order_no).await.body;
@@ -422,7 +422,7 @@ async fn platform_coin_payment_start_debits_the_wallet_during_the_request() {
     let again = start(&env, &alice, &order_no, seed::CHANNEL_PLATFORM_COIN).await;
     assert_eq!(again.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
-        env.sandbox.shared().world().users[seed::USER_ALICE].wallet,
+        env.sandbox.inspect().wallet(seed::USER_ALICE).unwrap(),
         after
     );
 }
@@ -438,7 +438,7 @@ async fn platform_coin_payment_with_insufficient_funds_gives_422() {
     assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(answer.error(), "insufficient_balance");
     assert_eq!(
-        env.sandbox.shared().world().users[seed::USER_BOB].wallet,
+        env.sandbox.inspect().wallet(seed::USER_BOB).unwrap(),
         seed::BOB_WALLET
     );
     assert_eq!(payment_status(&env, &bob, &order_no).await, 0);

@@ -131,7 +131,7 @@ async fn dropped_connection_gives_no_answer_and_the_handler_never_runs() {
         .await;
     let error = result.expect_err("the connection is closed without an answer");
     assert!(!error.is_status() && !error.is_timeout(), "{error:?}");
-    assert!(env.sandbox.shared().world().catalog.orders.is_empty());
+    assert_eq!(env.sandbox.inspect().catalog_order_count(), 0);
     // The next request is served normally.
     env.order(&alice, seed::PRODUCT_BEANS, 1, seed::CHANNEL_CARD_USD)
         .await;
@@ -347,7 +347,7 @@ async fn after_handler_fault_processes_the_request_then_loses_or_delays_the_answ
         // when the client gives up, so wait for its effect (bounded only against a hang).
         let mut stored = 0;
         for _ in 0..400 {
-            stored = env.sandbox.shared().world().catalog.orders.len();
+            stored = env.sandbox.inspect().catalog_order_count();
             if stored > created {
                 break;
             }

@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use super::products::Product;
+use crate::directory::store::Channel;
 use crate::error::{ApiError, ApiResult};
 use crate::seed;
-use crate::state::Channel;
 
 /// How long an order can be paid after creation; the payment session's `expire_time`.
 pub const PAYMENT_WINDOW_SECONDS: i64 = 30 * 60;

@@ -5,9 +5,9 @@
 
 use time::OffsetDateTime;
 
-use crate::merchant_payments::model::{MerchantPayment, Status};
+use crate::directory::store::DirectoryStore;
+use crate::merchant_payments::store::{MerchantPayment, Status};
 use crate::merchant_payments::views::rfc3339;
-use crate::state::World;
 
 /// Escapes text for HTML element content and attribute values.
 pub fn escape(text: &str) -> String {
@@ -74,13 +74,13 @@ pub fn message_page(title: &str, message: &str) -> String {
 
 /// The checkout page of a payment for the buyer currently logged in on it (if any).
 pub fn checkout_page(
-    world: &World,
+    directory: &DirectoryStore,
     payment: &MerchantPayment,
     token: &str,
     now: OffsetDateTime,
     notice: Option<&str>,
 ) -> String {
-    let merchant = world
+    let merchant = directory
         .merchants
         .get(&payment.merchant_no)
         .map(|m| m.name.clone())
@@ -148,7 +148,7 @@ pub fn checkout_page(
             escape(u)
         )),
         None => {
-            let options: String = world
+            let options: String = directory
                 .users
                 .keys()
                 .map(|u| format!("<option value=\"{0}\">{0}</option>", escape(u)))
@@ -162,12 +162,12 @@ pub fn checkout_page(
 
     let mut refresh = false;
     if let Some(session) = &payment.session {
-        let name = world
+        let name = directory
             .channels
             .get(&session.payment_no)
             .map(|c| c.name.clone())
             .unwrap_or_default();
-        let card = world
+        let card = directory
             .channels
             .get(&session.payment_no)
             .is_some_and(|c| c.provider == "card-provider");
@@ -194,11 +194,11 @@ pub fn checkout_page(
             ));
         }
     } else {
-        let merchant_record = world.merchants.get(&payment.merchant_no);
+        let merchant_record = directory.merchants.get(&payment.merchant_no);
         let mut options = String::new();
         let mut checked_one = false;
         for method in &payment.methods {
-            let Some(channel) = world.channels.get(&method.payment_no) else {
+            let Some(channel) = directory.channels.get(&method.payment_no) else {
                 continue;
             };
             if !channel.payable_by(user) && user.is_some() {

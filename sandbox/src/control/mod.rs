@@ -12,10 +12,10 @@ use serde_json::{Value, json};
 
 use crate::error::ApiError;
 use crate::extract::JsonBody;
-use crate::state::{Shared, World};
+use crate::state::AppState;
 
 /// Routes under the control prefix (the prefix itself is added by the caller).
-pub fn routes() -> Router<Arc<Shared>> {
+pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/users/{user}/tokens", post(crate::auth::mint_user_token))
         .route("/clock", get(clock))
@@ -29,14 +29,14 @@ pub fn routes() -> Router<Arc<Shared>> {
         .route("/reset", post(reset))
 }
 
-fn clock_json(shared: &Shared) -> Value {
+fn clock_json(shared: &AppState) -> Value {
     json!({
         "now": shared.clock.now().format(&time::format_description::well_known::Rfc3339).unwrap_or_default(),
         "offset_seconds": shared.clock.offset_seconds(),
     })
 }
 
-async fn clock(State(shared): State<Arc<Shared>>) -> Json<Value> {
+async fn clock(State(shared): State<Arc<AppState>>) -> Json<Value> {
     Json(clock_json(&shared))
 }
 
@@ -47,7 +47,7 @@ pub struct Advance {
 }
 
 async fn advance_clock(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     JsonBody(body): JsonBody<Advance>,
 ) -> Result<Json<Value>, crate::error::ApiError> {
     if body.seconds < 0 {
@@ -66,11 +66,11 @@ fn unknown_user() -> ApiError {
 
 /// GET /_sandbox/users/{user}: the user's platform-coin wallet (eight-decimal fixed point).
 async fn user(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(user): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let world = shared.world();
-    let user = world.users.get(&user).ok_or_else(unknown_user)?;
+    let db = shared.db();
+    let user = db.directory.users.get(&user).ok_or_else(unknown_user)?;
     Ok(Json(
         json!({ "user_id": user.user_id, "wallet": user.wallet }),
     ))
@@ -84,15 +84,15 @@ pub struct Wallet {
 
 /// PUT /_sandbox/users/{user}/wallet: sets the wallet balance (eight-decimal, not negative).
 async fn set_wallet(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(user): Path<String>,
     JsonBody(body): JsonBody<Wallet>,
 ) -> Result<Json<Value>, ApiError> {
     if body.wallet < 0 {
         return Err(ApiError::invalid_request("the wallet cannot be negative").field("wallet"));
     }
-    let mut world = shared.world();
-    let user = world.users.get_mut(&user).ok_or_else(unknown_user)?;
+    let mut db = shared.db();
+    let user = db.directory.users.get_mut(&user).ok_or_else(unknown_user)?;
     user.wallet = body.wallet;
     Ok(Json(
         json!({ "user_id": user.user_id, "wallet": user.wallet }),
@@ -101,8 +101,8 @@ async fn set_wallet(
 
 /// GET /_sandbox/token-lifetime: `{"seconds"}`, the lifetime of client-credentials tokens
 /// granted from now on.
-async fn token_lifetime(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    Json(json!({ "seconds": shared.world().token_lifetime_seconds }))
+async fn token_lifetime(State(shared): State<Arc<AppState>>) -> Json<Value> {
+    Json(json!({ "seconds": shared.db().directory.token_lifetime_seconds }))
 }
 
 /// PUT /_sandbox/token-lifetime: `{"seconds"}` (whole seconds, 0 to
@@ -110,7 +110,7 @@ async fn token_lifetime(State(shared): State<Arc<Shared>>) -> Json<Value> {
 /// client-credentials tokens granted from now on; tokens already issued keep their expiry.
 /// Anything else gives 400 `invalid_request` with `field` `seconds`.
 async fn set_token_lifetime(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     JsonBody(body): JsonBody<Value>,
 ) -> Result<Json<Value>, ApiError> {
     let seconds = body
@@ -124,7 +124,7 @@ async fn set_token_lifetime(
             ))
             .field("seconds")
         })?;
-    shared.world().token_lifetime_seconds = seconds;
+    shared.db().directory.token_lifetime_seconds = seconds;
     Ok(Json(json!({ "seconds": seconds })))
 }
 
@@ -132,15 +132,8 @@ async fn set_token_lifetime(
 /// notifications, faults, request log, rate limits, pinned host names). The clock keeps its
 /// offset: it never runs back; the rate-limit window keeps its configured length and the token
 /// lifetime its configured value.
-async fn reset(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    {
-        let mut world = shared.world();
-        let window = world.limits.window();
-        let token_lifetime = world.token_lifetime_seconds;
-        *world = World::seeded();
-        world.limits.set_window(window);
-        world.token_lifetime_seconds = token_lifetime;
-    }
+async fn reset(State(shared): State<Arc<AppState>>) -> Json<Value> {
+    shared.db().reset();
     shared.dns.clear();
     Json(json!({ "reset": true }))
 }

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::error::ApiError;
-use crate::state::Shared;
+use crate::state::AppState;
 
 pub mod pages;
 pub mod view;
@@ -24,14 +24,14 @@ use view::DashboardView;
 
 /// Routes under the control prefix: `/payments/{order_no}`, and the overview at the prefix
 /// itself (`/_sandbox`; `/_sandbox/` is in [`root_routes`]).
-pub fn routes() -> Router<Arc<Shared>> {
+pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/", get(overview))
         .route("/payments/{order_no}", get(payment))
 }
 
 /// The overview at `/_sandbox/` (a route nested at `/_sandbox` matches `/_sandbox` only).
-pub fn root_routes() -> Router<Arc<Shared>> {
+pub fn root_routes() -> Router<Arc<AppState>> {
     Router::new().route(&format!("{}/", crate::seed::CONTROL_PREFIX), get(overview))
 }
 
@@ -54,14 +54,14 @@ fn html(body: String) -> Response {
 }
 
 /// GET /_sandbox/: the overview.
-async fn overview(State(shared): State<Arc<Shared>>) -> Response {
+async fn overview(State(shared): State<Arc<AppState>>) -> Response {
     let view = DashboardView::capture(&shared, None);
     html(pages::overview(&view))
 }
 
 /// GET /_sandbox/payments/{order_no}: one payment (404 `payment_not_found` when unknown).
 async fn payment(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(order_no): Path<String>,
 ) -> Result<Response, ApiError> {
     let view = DashboardView::capture(&shared, Some(&order_no));

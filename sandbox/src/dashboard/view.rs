@@ -1,12 +1,12 @@
-//! The only place the dashboard reads sandbox state: one pass under the lock that copies what
-//! the pages show into plain owned snapshot structs. Secrets are never copied: there is no field
+//! The only place the dashboard reads sandbox state: one read-only pass over the database under
+//! its lock that copies what the pages show into plain owned snapshot structs. Secrets are never copied: there is no field
 //! for a checkout token (nor a checkout URL), a notification secret, an access token or a client
 //! secret, so the pages cannot print one.
 
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use crate::state::Shared;
+use crate::state::AppState;
 
 /// Everything the dashboard pages show, copied at one instant.
 #[derive(Debug, Clone)]
@@ -267,14 +267,14 @@ pub struct UserRow {
 
 impl DashboardView {
     /// Copies the state the pages show; with `order_no`, only that payment and its attempts.
-    pub fn capture(shared: &Shared, order_no: Option<&str>) -> DashboardView {
+    pub fn capture(shared: &AppState, order_no: Option<&str>) -> DashboardView {
         let now = shared.clock.now();
         let clock = ClockRow {
             now,
             offset_seconds: shared.clock.offset_seconds(),
         };
-        let world = shared.world();
-        let mut payments: Vec<_> = world
+        let db = shared.db();
+        let mut payments: Vec<_> = db
             .payments
             .payments
             .values()
@@ -299,7 +299,7 @@ impl DashboardView {
                     .methods
                     .iter()
                     .map(|m| {
-                        let channel = world.channels.get(&m.payment_no);
+                        let channel = db.directory.channels.get(&m.payment_no);
                         MethodRow {
                             payment_no: m.payment_no.clone(),
                             name: channel.map(|c| c.name.clone()).unwrap_or_default(),
@@ -328,7 +328,7 @@ impl DashboardView {
                         why: c.why.clone(),
                     })
                     .collect(),
-                records: world
+                records: db
                     .notifications
                     .records
                     .get(&p.order_no)
@@ -352,7 +352,7 @@ impl DashboardView {
         } else {
             ATTEMPTS_SHOWN
         };
-        let attempts = world
+        let attempts = db
             .notifications
             .log
             .iter()
@@ -378,7 +378,7 @@ impl DashboardView {
                 }
             })
             .collect();
-        let mut catalog_orders: Vec<CatalogOrderRow> = world
+        let mut catalog_orders: Vec<CatalogOrderRow> = db
             .catalog
             .orders
             .values()
@@ -403,12 +403,12 @@ impl DashboardView {
             })
             .collect();
         catalog_orders.sort_by(|a, b| b.order_no.cmp(&a.order_no));
-        let trades = world
+        let trades = db
             .catalog
             .trades
             .iter()
             .map(|(trade_no, order_no)| {
-                let order = world.catalog.orders.get(order_no).map(|o| {
+                let order = db.catalog.orders.get(order_no).map(|o| {
                     let mut o = o.clone();
                     o.advance(now);
                     o
@@ -421,7 +421,7 @@ impl DashboardView {
                 }
             })
             .collect();
-        let faults = world
+        let faults = db
             .faults
             .pending()
             .iter()
@@ -433,30 +433,31 @@ impl DashboardView {
                 remaining: f.remaining,
             })
             .collect();
-        let limits = world
+        let mut limits: Vec<LimitRow> = db
             .limits
             .windows(now)
-            .into_iter()
-            .map(|w| LimitRow {
-                bucket: w.bucket.name().to_owned(),
-                key: w.key,
-                used: w.used,
-                limit: w.bucket.limit(),
-                oldest_leaves_at: w.oldest_leaves_at,
+            .map(|(bucket, key, used, frees_at)| LimitRow {
+                bucket: bucket.name().to_owned(),
+                key: key.to_owned(),
+                used,
+                limit: bucket.limit(),
+                oldest_leaves_at: frees_at.unwrap_or(now),
             })
             .collect();
+        limits.sort_by(|a, b| (&a.bucket, &a.key).cmp(&(&b.bucket, &b.key)));
         DashboardView {
             clock,
-            worker_paused: world.notifications.paused,
-            sweep_paused: world.payments.sweep.paused,
+            worker_paused: db.notifications.paused,
+            sweep_paused: db.payments.sweep.paused,
             payments,
             attempts,
             catalog_orders,
             trades,
             faults,
             limits,
-            limit_window_seconds: world.limits.window().whole_seconds(),
-            users: world
+            limit_window_seconds: db.limits.window().whole_seconds(),
+            users: db
+                .directory
                 .users
                 .values()
                 .map(|u| UserRow {

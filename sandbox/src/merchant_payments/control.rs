@@ -9,18 +9,22 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use time::OffsetDateTime;
 
 use super::PLATFORM_COIN_TRADE_MARKER;
-use super::handlers::payment_not_found;
+use super::http::payment_not_found;
 use super::machine::{self, Trigger};
-use super::model::{ChannelSession, Status};
+use super::rules::sweep;
+use super::store::{ChannelSession, Status};
 use super::views::query_view;
-use crate::checkout::flow::{self, MethodChoice};
+use crate::checkout::rules::{self, MethodChoice};
+use crate::db::Db;
+use crate::directory::store::NotifyDefault;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
 use crate::ids::random_hex;
 use crate::notifications::config::{validate_notify_url, validate_secret};
-use crate::state::{NotifyDefault, Shared, World};
+use crate::state::AppState;
 
 /// Body of the checkout controls.
 #[derive(Debug, Default, Deserialize)]
@@ -56,17 +60,17 @@ impl<S: Send + Sync, T: serde::de::DeserializeOwned + Default> axum::extract::Fr
     }
 }
 
-fn known_user(world: &World, user: Option<&str>) -> ApiResult<()> {
+fn known_user(db: &Db, user: Option<&str>) -> ApiResult<()> {
     match user {
-        Some(u) if !world.users.contains_key(u) => {
+        Some(u) if !db.directory.users.contains_key(u) => {
             Err(ApiError::invalid_request("no such sandbox user").field("user"))
         }
         _ => Ok(()),
     }
 }
 
-fn view(shared: &Shared, world: &World, order_no: &str) -> ApiResult<Json<Value>> {
-    let payment = world
+fn view(shared: &AppState, db: &Db, order_no: &str) -> ApiResult<Json<Value>> {
+    let payment = db
         .payments
         .payments
         .get(order_no)
@@ -74,18 +78,55 @@ fn view(shared: &Shared, world: &World, order_no: &str) -> ApiResult<Json<Value>
     Ok(Json(query_view(&shared.origin, payment)))
 }
 
+/// [`rules::start_session`] over the stores it touches.
+fn start_session(
+    db: &mut Db,
+    order_no: &str,
+    choice: MethodChoice<'_>,
+    user: Option<&str>,
+    now: OffsetDateTime,
+) -> ApiResult<()> {
+    rules::start_session(
+        &mut db.payments,
+        &db.directory,
+        &mut db.notifications,
+        order_no,
+        choice,
+        user,
+        now,
+    )
+    .map(drop)
+}
+
+/// [`rules::confirm_payment`] over the stores it touches.
+fn confirm_payment(
+    db: &mut Db,
+    order_no: &str,
+    debit_buyer: bool,
+    now: OffsetDateTime,
+) -> ApiResult<()> {
+    rules::confirm_payment(
+        &mut db.payments,
+        &mut db.directory,
+        &mut db.notifications,
+        order_no,
+        debit_buyer,
+        now,
+    )
+}
+
 /// POST /_sandbox/merchant-payments/{order_no}/checkout/pay: the buyer starts the channel
 /// session (unless one is open) and the channel confirms payment. The platform coin debits the
 /// logged-in buyer's wallet. An open session (also under review) is paid as it is.
 pub async fn pay(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(order_no): Path<String>,
     OptionalJson(action): OptionalJson<BuyerAction>,
 ) -> ApiResult<Json<Value>> {
     let now = shared.clock.now();
-    let mut world = shared.world();
-    known_user(&world, action.user.as_deref())?;
-    let open = world
+    let mut db = shared.db();
+    known_user(&db, action.user.as_deref())?;
+    let open = db
         .payments
         .payments
         .get(&order_no)
@@ -103,39 +144,39 @@ pub async fn pay(
             Some(p) => MethodChoice::Channel(p),
             None => MethodChoice::Implicit,
         };
-        flow::start_session(&mut world, &order_no, choice, action.user.as_deref(), now)?;
+        start_session(&mut db, &order_no, choice, action.user.as_deref(), now)?;
     }
-    flow::confirm_payment(&mut world, &order_no, true, now)?;
-    view(&shared, &world, &order_no)
+    confirm_payment(&mut db, &order_no, true, now)?;
+    view(&shared, &db, &order_no)
 }
 
 /// POST /_sandbox/merchant-payments/{order_no}/checkout/session: the buyer starts a channel
 /// session without paying (the method is then locked).
 pub async fn session(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(order_no): Path<String>,
     OptionalJson(action): OptionalJson<BuyerAction>,
 ) -> ApiResult<Json<Value>> {
     let now = shared.clock.now();
-    let mut world = shared.world();
-    known_user(&world, action.user.as_deref())?;
+    let mut db = shared.db();
+    known_user(&db, action.user.as_deref())?;
     let choice = match action.payment_no.as_deref() {
         Some(p) => MethodChoice::Channel(p),
         None => MethodChoice::Implicit,
     };
-    flow::start_session(&mut world, &order_no, choice, action.user.as_deref(), now)?;
-    view(&shared, &world, &order_no)
+    start_session(&mut db, &order_no, choice, action.user.as_deref(), now)?;
+    view(&shared, &db, &order_no)
 }
 
 /// POST /_sandbox/merchant-payments/{order_no}/checkout/unclear: the channel's response to the
 /// open session becomes unclear.
 pub async fn unclear(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(order_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let mut world = shared.world();
-    flow::mark_unclear(&mut world, &order_no)?;
-    view(&shared, &world, &order_no)
+    let mut db = shared.db();
+    rules::mark_unclear(&mut db.payments, &order_no)?;
+    view(&shared, &db, &order_no)
 }
 
 /// Body of the force control.
@@ -150,7 +191,7 @@ pub struct Force {
 /// debited), `refunded` and `chargeback` (from paid, keeping `event_id`). Transitions the
 /// contract does not have give 409 `payment_conflict`.
 pub async fn force(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(order_no): Path<String>,
     JsonBody(body): JsonBody<Force>,
 ) -> ApiResult<Json<Value>> {
@@ -166,15 +207,15 @@ pub async fn force(
                 .field("status")
         })?;
     let now = shared.clock.now();
-    let mut world = shared.world();
+    let mut db = shared.db();
     let refused = || {
         ApiError::new(StatusCode::CONFLICT, "payment_conflict")
             .describe("the contract has no such transition from the payment's status")
     };
     if target == Status::Paid {
-        let World {
-            payments, channels, ..
-        } = &mut *world;
+        let db = &mut *db;
+        let payments = &mut db.payments;
+        let channels = &db.directory.channels;
         let payment = payments
             .payments
             .get_mut(&order_no)
@@ -204,25 +245,26 @@ pub async fn force(
         if payment.status == Status::Paid {
             return Err(refused());
         }
-        flow::confirm_payment(&mut world, &order_no, false, now)?;
+        confirm_payment(db, &order_no, false, now)?;
     } else {
         let trigger = match target {
             Status::Review => Trigger::Review,
             Status::Refunded => Trigger::Refund,
             _ => Trigger::Chargeback,
         };
-        let World {
+        let Db {
             payments,
             notifications,
             ..
-        } = &mut *world;
+        } = &mut *db;
         let payment = payments
             .payments
             .get_mut(&order_no)
             .ok_or_else(payment_not_found)?;
-        machine::fire(payment, notifications, trigger, now).ok_or_else(refused)?;
+        let event = machine::fire(payment, trigger, now).ok_or_else(refused)?;
+        notifications.record_event(event);
     }
-    view(&shared, &world, &order_no)
+    view(&shared, &db, &order_no)
 }
 
 /// POST /_sandbox/merchant-payments/{order_no}/expire: moves the sandbox clock forward to the
@@ -231,11 +273,11 @@ pub async fn force(
 /// session) or `review` (one was started) at once. Answers `{"advanced_seconds", "now",
 /// "status", "status_version"}`.
 pub async fn expire(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(order_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
     let expires_at = shared
-        .world()
+        .db()
         .payments
         .payments
         .get(&order_no)
@@ -245,11 +287,13 @@ pub async fn expire(
     let advanced = left.max(0);
     shared.clock.advance(advanced);
     let now = shared.clock.now();
-    let mut world = shared.world();
-    if !world.payments.sweep.paused {
-        machine::sweep(&mut world, now);
+    let mut db = shared.db();
+    let db = &mut *db;
+    if !db.payments.sweep.paused {
+        let swept = sweep(&mut db.payments, &db.directory.channels, now);
+        db.notifications.record_events(swept.events);
     }
-    let payment = world
+    let payment = db
         .payments
         .payments
         .get(&order_no)
@@ -276,7 +320,7 @@ pub struct DefaultSetting {
 /// PUT /_sandbox/merchants/{merchant_no}/notification-default: the merchant-center default
 /// notification address, secret and enabled flag. Affects payments created afterwards only.
 pub async fn notification_default(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(merchant_no): Path<String>,
     JsonBody(body): JsonBody<DefaultSetting>,
 ) -> ApiResult<Json<Value>> {
@@ -294,7 +338,7 @@ pub async fn notification_default(
 /// created afterwards without `notify_url` use it). The address is checked as `notify_url` is;
 /// the secret is generated when `None`. Returns the secret in force.
 pub fn set_notification_default(
-    shared: &Shared,
+    shared: &AppState,
     merchant_no: &str,
     url: &str,
     secret: Option<String>,
@@ -303,8 +347,9 @@ pub fn set_notification_default(
     validate_notify_url(url, shared.allow_loopback_notify)?;
     let secret = secret.unwrap_or_else(|| random_hex("whsec_", 32));
     validate_secret(&secret)?;
-    let mut world = shared.world();
-    let merchant = world
+    let mut db = shared.db();
+    let merchant = db
+        .directory
         .merchants
         .get_mut(merchant_no)
         .ok_or_else(|| ApiError::not_found("unknown_merchant").describe("no such merchant"))?;
@@ -317,10 +362,13 @@ pub fn set_notification_default(
 }
 
 /// POST /_sandbox/sweep: runs the background sweep now. Answers how many payments changed.
-pub async fn run_sweep(State(shared): State<Arc<Shared>>) -> Json<Value> {
+pub async fn run_sweep(State(shared): State<Arc<AppState>>) -> Json<Value> {
     let now = shared.clock.now();
-    let changed = machine::sweep(&mut shared.world(), now);
-    Json(json!({ "changed": changed }))
+    let mut db = shared.db();
+    let db = &mut *db;
+    let swept = sweep(&mut db.payments, &db.directory.channels, now);
+    db.notifications.record_events(swept.events);
+    Json(json!({ "changed": swept.changed }))
 }
 
 /// Body of PUT /_sandbox/sweep.
@@ -332,10 +380,10 @@ pub struct SweepSetting {
 
 /// PUT /_sandbox/sweep: pauses or resumes the automatic sweep.
 pub async fn set_sweep(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     JsonBody(body): JsonBody<SweepSetting>,
 ) -> Json<Value> {
-    shared.world().payments.sweep.paused = !body.enabled;
+    shared.db().payments.sweep.paused = !body.enabled;
     Json(json!({ "enabled": body.enabled }))
 }
 
@@ -355,12 +403,13 @@ pub struct ChannelSetting {
 /// changes a test channel's debug assignment (merchants and payer users). Affects the directory,
 /// creation and checkout from then on; sessions already issued may still be paid.
 pub async fn update_channel(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(payment_no): Path<String>,
     JsonBody(body): JsonBody<ChannelSetting>,
 ) -> ApiResult<Json<Value>> {
-    let mut world = shared.world();
-    let channel = world
+    let mut db = shared.db();
+    let channel = db
+        .directory
         .channels
         .get_mut(&payment_no)
         .ok_or_else(|| ApiError::not_found("unknown_channel").describe("no such channel"))?;
@@ -393,12 +442,13 @@ pub struct AnonymousPurchase {
 /// every channel require buyer login (`login_required` in the directory, 403 `login_required`
 /// on the checkout).
 pub async fn anonymous_purchase(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(merchant_no): Path<String>,
     JsonBody(body): JsonBody<AnonymousPurchase>,
 ) -> ApiResult<Json<Value>> {
-    let mut world = shared.world();
-    let merchant = world
+    let mut db = shared.db();
+    let merchant = db
+        .directory
         .merchants
         .get_mut(&merchant_no)
         .ok_or_else(|| ApiError::not_found("unknown_merchant").describe("no such merchant"))?;
@@ -418,7 +468,7 @@ pub struct FundsSetting {
 /// PUT /_sandbox/merchants/{merchant_no}/funds: the merchant's available coin and approved
 /// credit that fund the platform fee of merchant-own channels.
 pub async fn set_funds(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(merchant_no): Path<String>,
     JsonBody(body): JsonBody<FundsSetting>,
 ) -> ApiResult<Json<Value>> {
@@ -428,11 +478,11 @@ pub async fn set_funds(
     if body.credit < 0 {
         return Err(ApiError::invalid_request("credit must not be negative").field("credit"));
     }
-    let mut world = shared.world();
-    if !world.merchants.contains_key(&merchant_no) {
+    let mut db = shared.db();
+    if !db.directory.merchants.contains_key(&merchant_no) {
         return Err(ApiError::not_found("unknown_merchant").describe("no such merchant"));
     }
-    let funds = world
+    let funds = db
         .payments
         .fees
         .set(&merchant_no, body.available, body.credit);
@@ -445,14 +495,14 @@ pub async fn set_funds(
 
 /// GET /_sandbox/merchants/{merchant_no}/funds: available coin, approved credit and reserved fees.
 pub async fn get_funds(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(merchant_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let world = shared.world();
-    if !world.merchants.contains_key(&merchant_no) {
+    let db = shared.db();
+    if !db.directory.merchants.contains_key(&merchant_no) {
         return Err(ApiError::not_found("unknown_merchant").describe("no such merchant"));
     }
-    let funds = world.payments.fees.funds(&merchant_no);
+    let funds = db.payments.fees.funds(&merchant_no);
     Ok(Json(json!({
         "available": funds.available,
         "credit": funds.credit,
@@ -461,8 +511,8 @@ pub async fn get_funds(
 }
 
 /// GET /_sandbox/rates: the platform-coin rates used by new merchant payments.
-pub async fn get_rates(State(shared): State<Arc<Shared>>) -> Json<Value> {
-    Json(json!(shared.world().rates))
+pub async fn get_rates(State(shared): State<Arc<AppState>>) -> Json<Value> {
+    Json(json!(shared.db().directory.rates))
 }
 
 /// Body of PUT /_sandbox/rates/{currency}.
@@ -478,7 +528,7 @@ pub struct RateSetting {
 /// rate are refused with 422 `currency_rate_unavailable`; existing payments keep the rate saved
 /// at creation. The platform coin's own rate is fixed.
 pub async fn set_rate(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(currency): Path<String>,
     JsonBody(body): JsonBody<RateSetting>,
 ) -> ApiResult<Json<Value>> {
@@ -490,13 +540,13 @@ pub async fn set_rate(
     if body.rate.is_some_and(|r| r <= 0) {
         return Err(ApiError::invalid_request("rate must be a positive integer").field("rate"));
     }
-    let mut world = shared.world();
-    if !world.currencies.contains_key(&currency) {
+    let mut db = shared.db();
+    if !db.directory.currencies.contains_key(&currency) {
         return Err(ApiError::not_found("unknown_currency").describe("no such enabled currency"));
     }
     match body.rate {
-        Some(rate) => world.rates.insert(currency.clone(), rate),
-        None => world.rates.remove(&currency),
+        Some(rate) => db.directory.rates.insert(currency.clone(), rate),
+        None => db.directory.rates.remove(&currency),
     };
     Ok(Json(json!({ "currency": currency, "rate": body.rate })))
 }

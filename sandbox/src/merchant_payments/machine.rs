@@ -1,14 +1,17 @@
 //! The merchant-payment state machine of the contract ("States and transitions").
 //!
-//! Every status change goes through [`change_status`], which increments `status_version`, notes
-//! the change in the payment's timeline (when and why) and stores the change's notification
-//! event in the same critical section (the caller holds the world lock), so a change and its
-//! event are never seen apart.
+//! Every status change goes through [`change_status`], which increments `status_version`,
+//! adds the step to the payment's timeline and returns the change as a [`StatusEvent`]. The
+//! caller hands the event to the notifications domain
+//! ([`crate::notifications::store::NotificationStore::record_event`]) in the same critical
+//! section (it holds the lock), so a change and its event are never seen apart. The machine
+//! itself knows nothing of notifications.
 
+use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::model::{MerchantPayment, Status, StatusChange};
-use crate::notifications::NotificationStore;
+use super::store::{MerchantPayment, NotifyTarget, Status, StatusStep};
+use super::views::snapshot;
 
 /// What happens to a payment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +31,7 @@ pub enum Trigger {
 }
 
 impl Trigger {
-    /// Why `payment` moves to `to` on this trigger, in words (the timeline's "why"); called
-    /// before the change, so `payment` still has its previous status.
+    /// Why the payment moves to `to`, in words, for the timeline (read before the change).
     pub fn reason(self, payment: &MerchantPayment, to: Status) -> String {
         let channel = payment
             .session
@@ -80,68 +82,66 @@ pub fn next_status(
     }
 }
 
-/// Applies `trigger` if the contract allows it; returns the new status when it changed.
+/// One status change of a payment, as the state machine reports it.
+#[derive(Debug, Clone)]
+pub struct StatusEvent {
+    /// The payment.
+    pub order_no: String,
+    /// The status it moved to.
+    pub status: Status,
+    /// Its `status_version` after the change.
+    pub status_version: u64,
+    /// When it changed (sandbox clock).
+    pub at: OffsetDateTime,
+    /// The notification the change calls for: the target fixed at the payment's creation and
+    /// the payment's snapshot after the change; `None` when notifications do not apply.
+    pub notification: Option<(NotifyTarget, Value)>,
+}
+
+/// Applies `trigger` if the contract allows it; returns the change when the status changed.
 pub fn fire(
     payment: &mut MerchantPayment,
-    notifications: &mut NotificationStore,
     trigger: Trigger,
     now: OffsetDateTime,
-) -> Option<Status> {
+) -> Option<StatusEvent> {
     let due = now >= payment.expires_at;
     let to = next_status(payment.status, trigger, payment.session.is_some(), due)?;
     let why = trigger.reason(payment, to);
-    change_status(payment, notifications, to, now, why);
-    Some(to)
+    Some(change_status(payment, to, now, why))
 }
 
-/// Moves a payment to `to`: increments `status_version`, notes the change (when, `why`) in its
-/// timeline and stores the notification event (when notifications apply to this payment).
+/// Moves a payment to `to`: increments `status_version`, adds the step (with `why`) to the
+/// payment's timeline and returns the change (with its notification when notifications apply).
 pub fn change_status(
     payment: &mut MerchantPayment,
-    notifications: &mut NotificationStore,
     to: Status,
     now: OffsetDateTime,
     why: String,
-) {
+) -> StatusEvent {
     payment.status = to;
     payment.status_version += 1;
-    payment.timeline.push(StatusChange {
-        status_version: payment.status_version,
+    payment.timeline.push(StatusStep {
         status: to,
+        status_version: payment.status_version,
         at: now,
         why,
     });
-    notifications.record_event(payment, now);
+    StatusEvent {
+        order_no: payment.order_no.clone(),
+        status: to,
+        status_version: payment.status_version,
+        at: now,
+        notification: payment
+            .notify
+            .clone()
+            .map(|target| (target, snapshot(payment))),
+    }
 }
 
 /// The read rule: a pending payment whose `expires_at` is reached and on which no channel
 /// session was ever started turns expired when it is read.
-pub fn expire_on_read(
-    payment: &mut MerchantPayment,
-    notifications: &mut NotificationStore,
-    now: OffsetDateTime,
-) {
-    fire(payment, notifications, Trigger::ReadExpiry, now);
-}
-
-/// The background sweep over every payment: pending payments whose `expires_at` is reached turn
-/// expired (no channel session was started) or review (one was); then the background
-/// verification of payments under review ([`verify_channel_expiry`]). Returns how many
-/// payments changed status.
-pub fn sweep(world: &mut crate::state::World, now: OffsetDateTime) -> usize {
-    let crate::state::World {
-        payments,
-        notifications,
-        ..
-    } = world;
-    let changed = payments
-        .payments
-        .values_mut()
-        .filter(|p| p.status == Status::Pending && now >= p.expires_at)
-        .filter_map(|p| fire(p, notifications, Trigger::Sweep, now))
-        .count();
-    verify_channel_expiry(world, now);
-    changed
+pub fn expire_on_read(payment: &mut MerchantPayment, now: OffsetDateTime) -> Option<StatusEvent> {
+    fire(payment, Trigger::ReadExpiry, now)
 }
 
 /// Minimum lifetime of a card-provider channel session (contract, Limits: "The card-provider
@@ -159,48 +159,4 @@ pub fn channel_expiry(payment: &MerchantPayment, card_provider: bool) -> Option<
         0
     };
     Some((session.started_at + time::Duration::seconds(lifetime)).max(payment.expires_at))
-}
-
-/// Background verification of payments under review (contract: pending → review on sweep,
-/// "unpaid card-provider sessions are closed; reserved fee and credit are released once, only
-/// after the channel is confirmed expired"). A session whose channel response is unclear is
-/// never confirmed (review persists, nothing released). Once the channel's session lifetime is
-/// over, the channel confirms it expired unpaid: the session is marked `channel_expired` and a
-/// reserved fee is released, exactly once (the reservation is taken off the payment). The
-/// status stays `review` (the state after that is "not shown"). Returns how many fees were
-/// released.
-pub fn verify_channel_expiry(world: &mut crate::state::World, now: OffsetDateTime) -> usize {
-    let crate::state::World {
-        payments, channels, ..
-    } = world;
-    let super::PaymentStore { payments, fees, .. } = payments;
-    let mut released = 0;
-    for payment in payments.values_mut() {
-        if payment.status != Status::Review {
-            continue;
-        }
-        let Some(session) = payment.session.as_ref() else {
-            continue;
-        };
-        if session.unclear || session.channel_expired {
-            continue;
-        }
-        let card = channels
-            .get(&session.payment_no)
-            .is_some_and(|c| c.provider == "card-provider");
-        if channel_expiry(payment, card).is_none_or(|at| now < at) {
-            continue;
-        }
-        if let Some(session) = payment.session.as_mut() {
-            session.channel_expired = true;
-        }
-        if payment.fee_reserved > 0 {
-            fees.release(
-                &payment.merchant_no,
-                std::mem::take(&mut payment.fee_reserved),
-            );
-            released += 1;
-        }
-    }
-    released
 }

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::model::MerchantPayment;
+use super::store::MerchantPayment;
 
 /// RFC 3339 text of a sandbox time (UTC, whole seconds).
 pub fn rfc3339(at: OffsetDateTime) -> String {

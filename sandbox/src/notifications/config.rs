@@ -7,9 +7,9 @@ use axum::http::StatusCode;
 use serde_json::{Map, Value};
 
 use super::address::{Reach, classify_host};
+use crate::directory::store::NotifyDefault;
 use crate::error::{ApiError, ApiResult};
-use crate::merchant_payments::model::{NotifyTarget, Secret};
-use crate::state::NotifyDefault;
+use crate::merchant_payments::store::{NotifyTarget, Secret};
 
 /// `notify_url` limit in bytes.
 pub const MAX_NOTIFY_URL_BYTES: usize = 2048;

@@ -2,7 +2,7 @@
 //! `X-Service-Timestamp` (Unix seconds of this attempt by the clock [`crate::clock::DeliveryTimestamp`]
 //! chooses, real time by default; re-signed each time) and
 //! `X-Service-Signature`. The shared client waits at most 8 seconds and never follows
-//! redirects; only a 2xx acknowledges. The world lock is not held while the request runs.
+//! redirects; only a 2xx acknowledges. The lock is not held while the request runs.
 //!
 //! The target is checked again at every attempt: an IP-literal host here, a host name on the
 //! addresses it resolves to then ([`super::resolve::GuardedResolver`]). A target that is not
@@ -15,10 +15,10 @@ use super::address::classify_host;
 use super::resolve::NonPublicTarget;
 use super::signing::signature;
 use super::store::{AttemptOutcome, DeliveryJob};
-use crate::state::Shared;
+use crate::state::AppState;
 
 /// Sends one attempt and records its outcome.
-pub async fn deliver(shared: Arc<Shared>, job: DeliveryJob) {
+pub async fn deliver(shared: Arc<AppState>, job: DeliveryJob) {
     let timestamp = shared.delivery_timestamp.now(&shared.clock);
     let signature = signature(
         job.secret.expose().as_bytes(),
@@ -33,7 +33,7 @@ pub async fn deliver(shared: Arc<Shared>, job: DeliveryJob) {
             error: Some(refusal),
             finished_at: shared.clock.now(),
         };
-        shared.world().notifications.finish(&job, outcome);
+        shared.db().notifications.finish(&job, outcome);
         return;
     }
     let result = shared
@@ -80,7 +80,7 @@ pub async fn deliver(shared: Arc<Shared>, job: DeliveryJob) {
         error,
         finished_at: shared.clock.now(),
     };
-    shared.world().notifications.finish(&job, outcome);
+    shared.db().notifications.finish(&job, outcome);
 }
 
 /// The refusal of a target whose host (an IP literal, or a name such as `localhost`) is not

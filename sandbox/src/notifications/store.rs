@@ -7,8 +7,9 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::ids::random_hex;
-use crate::merchant_payments::model::{MerchantPayment, NotifyTarget, Secret};
-use crate::merchant_payments::views::{rfc3339, snapshot};
+use crate::merchant_payments::machine::StatusEvent;
+use crate::merchant_payments::store::{NotifyTarget, Secret};
+use crate::merchant_payments::views::rfc3339;
 
 /// The only event type.
 pub const EVENT_TYPE: &str = "merchant_payment.status_changed";
@@ -122,7 +123,7 @@ pub struct LoggedAttempt {
     pub error: Option<String>,
 }
 
-/// A delivery claimed by the worker: everything needed to send it without the world lock.
+/// A delivery claimed by the worker: everything needed to send it without the db lock.
 #[derive(Debug, Clone)]
 pub struct DeliveryJob {
     /// Payment.
@@ -168,35 +169,38 @@ pub struct NotificationStore {
     pub paused: bool,
 }
 
-/// The status notification object of `payment` at its current status.
-pub fn notification_body(id: &str, payment: &MerchantPayment, now: OffsetDateTime) -> Value {
+/// The status notification object of a payment: `snapshot` is the payment as it is after the
+/// change ([`crate::merchant_payments::views::snapshot`]).
+pub fn notification_body(id: &str, snapshot: Value, now: OffsetDateTime) -> Value {
     json!({
         "id": id,
         "type": EVENT_TYPE,
         "api_version": API_VERSION,
         "created_at": rfc3339(now),
-        "data": snapshot(payment),
+        "data": snapshot,
     })
 }
 
 impl NotificationStore {
-    /// Stores the event of the payment's current status, due at once, when notifications
-    /// apply to the payment. Called inside the critical section of the status change.
-    pub fn record_event(&mut self, payment: &MerchantPayment, now: OffsetDateTime) {
-        let Some(target) = &payment.notify else {
+    /// Stores the notification event of a status change (as the payment state machine returned
+    /// it), due at once, when notifications apply to the payment. Called inside the critical
+    /// section of the status change.
+    pub fn record_event(&mut self, event: StatusEvent) {
+        let Some((target, snapshot)) = event.notification else {
             return;
         };
+        let now = event.at;
         let id = random_hex("evt_", 16);
-        let body = notification_body(&id, payment, now).to_string();
+        let body = notification_body(&id, snapshot, now).to_string();
         self.records
-            .entry(payment.order_no.clone())
+            .entry(event.order_no.clone())
             .or_default()
             .push(DeliveryRecord {
                 event_id: id,
-                order_no: payment.order_no.clone(),
-                status_version: payment.status_version,
+                order_no: event.order_no,
+                status_version: event.status_version,
                 body,
-                target: target.clone(),
+                target,
                 status: DeliveryStatus::Pending,
                 attempts: 0,
                 automatic_attempts: 0,
@@ -207,6 +211,13 @@ impl NotificationStore {
                 last_error: None,
                 history: VecDeque::new(),
             });
+    }
+
+    /// Records several status changes in order ([`NotificationStore::record_event`]).
+    pub fn record_events(&mut self, events: impl IntoIterator<Item = StatusEvent>) {
+        for event in events {
+            self.record_event(event);
+        }
     }
 
     /// Claims every record whose attempt is due: marks it in flight and opens its attempt.

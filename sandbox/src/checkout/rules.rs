@@ -1,16 +1,20 @@
-//! What a buyer does on a payment's checkout, shared by the HTML page and the JSON controls:
+//! Rules of what a buyer does on a payment's checkout, shared by the HTML page and the JSON
+//! controls (each function takes only the stores it touches):
 //! start a channel session (which chooses and locks the method), pay, and the platform-side
 //! confirmations (late payment, unclear channel response).
 
 use axum::http::StatusCode;
 use time::OffsetDateTime;
 
+use crate::directory::rules::{DebitError, debit_wallet};
+use crate::directory::store::DirectoryStore;
 use crate::error::{ApiError, ApiResult};
 use crate::ids::random_hex;
 use crate::merchant_payments::machine::{self, Trigger};
-use crate::merchant_payments::model::{ChannelSession, MerchantPayment, Status};
+use crate::merchant_payments::store::PaymentStore;
+use crate::merchant_payments::store::{ChannelSession, MerchantPayment, Status};
 use crate::merchant_payments::{PLATFORM_COIN_TRADE_MARKER, fees, settlement};
-use crate::state::World;
+use crate::notifications::store::NotificationStore;
 
 /// Which method the buyer picked.
 #[derive(Debug, Clone, Copy)]
@@ -36,9 +40,11 @@ fn conflict(description: &str) -> ApiError {
     ApiError::new(StatusCode::CONFLICT, "payment_conflict").describe(description)
 }
 
-fn payment_mut<'w>(world: &'w mut World, order_no: &str) -> ApiResult<&'w mut MerchantPayment> {
-    world
-        .payments
+fn payment_mut<'w>(
+    payments: &'w mut PaymentStore,
+    order_no: &str,
+) -> ApiResult<&'w mut MerchantPayment> {
+    payments
         .payments
         .get_mut(order_no)
         .ok_or_else(|| ApiError::not_found("payment_not_found").describe("no such payment"))
@@ -46,20 +52,18 @@ fn payment_mut<'w>(world: &'w mut World, order_no: &str) -> ApiResult<&'w mut Me
 
 /// The checkout read: applies the read-time expiry rule and returns the payment.
 pub fn read<'w>(
-    world: &'w mut World,
+    payments: &'w mut PaymentStore,
+    notifications: &mut NotificationStore,
     order_no: &str,
     now: OffsetDateTime,
 ) -> ApiResult<&'w MerchantPayment> {
-    let World {
-        payments,
-        notifications,
-        ..
-    } = world;
     let payment = payments
         .payments
         .get_mut(order_no)
         .ok_or_else(|| ApiError::not_found("payment_not_found").describe("no such payment"))?;
-    machine::expire_on_read(payment, notifications, now);
+    if let Some(event) = machine::expire_on_read(payment, now) {
+        notifications.record_event(event);
+    }
     Ok(payment)
 }
 
@@ -69,13 +73,15 @@ pub fn read<'w>(
 /// `provider_result_pending`. Login and debug payer rules are checked on every start and
 /// re-fetch; an expired payment gives 410 `payment_expired`.
 pub fn start_session(
-    world: &mut World,
+    payments: &mut PaymentStore,
+    directory: &DirectoryStore,
+    notifications: &mut NotificationStore,
     order_no: &str,
     choice: MethodChoice<'_>,
     user: Option<&str>,
     now: OffsetDateTime,
 ) -> ApiResult<SessionStarted> {
-    let payment = read(world, order_no, now)?;
+    let payment = read(payments, notifications, order_no, now)?;
     match payment.status {
         Status::Pending => {}
         Status::Expired => {
@@ -125,10 +131,10 @@ pub fn start_session(
     let merchant_no = payment.merchant_no.clone();
     let existing = payment.session.clone();
 
-    let channel = world.channels.get(&chosen).cloned().ok_or_else(|| {
+    let channel = directory.channels.get(&chosen).cloned().ok_or_else(|| {
         ApiError::unprocessable("channel_unavailable", "the channel no longer exists")
     })?;
-    let merchant = world
+    let merchant = directory
         .merchants
         .get(&merchant_no)
         .cloned()
@@ -166,7 +172,7 @@ pub fn start_session(
     }
     // Merchant-own channels: the fee is checked again and reserved before the link is issued.
     let fee = if channel.owner == "merchant" {
-        let payment = payment_mut(world, order_no)?;
+        let payment = payment_mut(payments, order_no)?;
         let fee = payment
             .coin_rate
             .and_then(|rate| settlement(payment.amount_minor, payment.currency_decimals, rate))
@@ -174,12 +180,12 @@ pub fn start_session(
             .ok_or_else(|| {
                 ApiError::unprocessable("currency_rate_unavailable", "no platform rate")
             })?;
-        world.payments.fees.reserve(&merchant_no, fee)?;
+        payments.fees.reserve(&merchant_no, fee)?;
         fee
     } else {
         0
     };
-    let payment = payment_mut(world, order_no)?;
+    let payment = payment_mut(payments, order_no)?;
     payment.fee_reserved = fee;
     payment.session = Some(ChannelSession {
         payment_no: chosen.clone(),
@@ -201,16 +207,19 @@ pub fn start_session(
 }
 
 /// Confirms the channel payment of the started session: debits the buyer's wallet for the
-/// platform coin (when `debit_wallet`), sets `event_id`, `occurred_at`, `provider_trade_no` and
+/// platform coin (when `debit_buyer`, through
+/// [`debit_wallet`]), sets `event_id`, `occurred_at`, `provider_trade_no` and
 /// `settlement_coin`, and moves the payment to `paid` (from pending, review or expired).
 /// Confirming a paid payment again changes nothing.
 pub fn confirm_payment(
-    world: &mut World,
+    payments: &mut PaymentStore,
+    directory: &mut DirectoryStore,
+    notifications: &mut NotificationStore,
     order_no: &str,
-    debit_wallet: bool,
+    debit_buyer: bool,
     now: OffsetDateTime,
 ) -> ApiResult<()> {
-    let payment = payment_mut(world, order_no)?;
+    let payment = payment_mut(payments, order_no)?;
     match payment.status {
         Status::Paid => return Ok(()),
         Status::Refunded | Status::Chargeback => {
@@ -225,12 +234,12 @@ pub fn confirm_payment(
     let coin = payment
         .coin_rate
         .and_then(|rate| settlement(payment.amount_minor, payment.currency_decimals, rate));
-    let (provider, owner) = world
+    let (provider, owner) = directory
         .channels
         .get(&session.payment_no)
         .map(|c| (c.provider.clone(), c.owner.clone()))
         .unwrap_or_default();
-    if provider == "platform-coin" && debit_wallet {
+    if provider == "platform-coin" && debit_buyer {
         let amount = coin.ok_or_else(|| {
             ApiError::unprocessable("currency_rate_unavailable", "no platform rate")
         })?;
@@ -238,23 +247,14 @@ pub fn confirm_payment(
             .user
             .as_deref()
             .ok_or_else(|| ApiError::new(StatusCode::FORBIDDEN, "login_required"))?;
-        let wallet = world
-            .users
-            .get_mut(user)
-            .ok_or_else(|| ApiError::new(StatusCode::FORBIDDEN, "login_required"))?;
-        if wallet.wallet < amount {
-            return Err(ApiError::unprocessable(
+        debit_wallet(&mut directory.users, user, amount).map_err(|e| match e {
+            DebitError::NoWallet => ApiError::new(StatusCode::FORBIDDEN, "login_required"),
+            DebitError::Insufficient { .. } => ApiError::unprocessable(
                 "insufficient_balance",
                 "the buyer's platform-coin wallet does not cover the amount",
-            ));
-        }
-        wallet.wallet -= amount;
+            ),
+        })?;
     }
-    let World {
-        payments,
-        notifications,
-        ..
-    } = world;
     let Some(payment) = payments.payments.get_mut(order_no) else {
         return Err(conflict("the payment disappeared"));
     };
@@ -268,16 +268,16 @@ pub fn confirm_payment(
     payment.occurred_at = Some(now);
     payment.provider_trade_no = Some(session.trade_no.clone());
     payment.settlement_coin = if owner == "platform" { coin } else { None };
-    if machine::fire(payment, notifications, Trigger::PaymentConfirmed, now).is_none() {
-        return Err(conflict("the payment cannot be confirmed in its state"));
-    }
+    let event = machine::fire(payment, Trigger::PaymentConfirmed, now)
+        .ok_or_else(|| conflict("the payment cannot be confirmed in its state"))?;
+    notifications.record_event(event);
     Ok(())
 }
 
 /// Marks the channel session's response as unclear (the payment stays pending, is kept, and
 /// goes to review at expiry).
-pub fn mark_unclear(world: &mut World, order_no: &str) -> ApiResult<()> {
-    let payment = payment_mut(world, order_no)?;
+pub fn mark_unclear(payments: &mut PaymentStore, order_no: &str) -> ApiResult<()> {
+    let payment = payment_mut(payments, order_no)?;
     if payment.status != Status::Pending {
         return Err(conflict(
             "only a pending payment has an open channel session",

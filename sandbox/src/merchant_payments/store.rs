@@ -1,5 +1,6 @@
-//! The stored merchant payment and the store that holds payments, idempotency records and
-//! checkout tokens.
+//! The stored merchant payment and the store that holds payments, idempotency records,
+//! checkout tokens, the sweep state and fee funds. Data only: no web framework types and no
+//! application state.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -52,20 +53,6 @@ impl Status {
     pub fn parse(name: &str) -> Option<Status> {
         Status::ALL.into_iter().find(|s| s.as_str() == name)
     }
-}
-
-/// One status change of a payment: the version it made, when (sandbox clock) and why. Kept for
-/// the sandbox dashboard's timeline; never part of a contract answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatusChange {
-    /// `status_version` after the change.
-    pub status_version: u64,
-    /// Status after the change.
-    pub status: Status,
-    /// When it changed (sandbox clock).
-    pub at: OffsetDateTime,
-    /// What made it change, in words.
-    pub why: String,
 }
 
 /// A value that must never be printed (checkout tokens, notification secrets).
@@ -125,12 +112,26 @@ pub struct ChannelSession {
     /// The channel's session-creation response was unclear.
     pub unclear: bool,
     /// The channel confirmed that the session expired unpaid (background verification under
-    /// review; see [`super::machine::verify_channel_expiry`]).
+    /// review; see [`super::rules::verify_channel_expiry`]).
     pub channel_expired: bool,
     /// Channel transaction number of the session (for platform coin: marker, colon, order_no).
     pub trade_no: String,
     /// Whether the channel is an administrator-assigned test channel.
     pub test_mode: bool,
+}
+
+/// One step of a payment's status timeline: the version it made, when (sandbox clock) and why.
+/// Kept for the sandbox dashboard and the inspect view; never part of a contract answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusStep {
+    /// The status the payment moved to.
+    pub status: Status,
+    /// Its `status_version` after the change.
+    pub status_version: u64,
+    /// When it changed (sandbox clock).
+    pub at: OffsetDateTime,
+    /// What made it change, in words.
+    pub why: String,
 }
 
 /// One merchant payment as the service stores it.
@@ -158,6 +159,8 @@ pub struct MerchantPayment {
     pub status: Status,
     /// Increases by one on every status change.
     pub status_version: u64,
+    /// Every status change, oldest first (the first is the creation as `pending`).
+    pub timeline: Vec<StatusStep>,
     /// Per-order checkout token (part of `checkout_url`).
     pub checkout_token: Secret,
     /// Saved return address.
@@ -187,8 +190,6 @@ pub struct MerchantPayment {
     /// Platform fee reserved when a merchant-own channel payment started (0 when none, or once
     /// charged or released).
     pub fee_reserved: i64,
-    /// Every status change, oldest first (one per `status_version`).
-    pub timeline: Vec<StatusChange>,
 }
 
 impl MerchantPayment {

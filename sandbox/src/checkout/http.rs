@@ -1,11 +1,5 @@
-//! The hosted checkout at `checkout_url`: a plain HTML page on which a buyer picks a method,
-//! logs in (as a seeded sandbox user) when the method requires it, and pays; plus the flow it
-//! shares with the JSON controls ([`flow`]) and the page markup ([`page`]).
-//!
-//! Routes (outside the API prefix, per-order token in the path, limited per IP):
-//! `GET /checkout/{token}` (read, 180 per IP per minute), and the form posts
-//! `POST /checkout/{token}/login`, `/logout`, `/pay`, `/card/complete`, `/card/cancel`,
-//! `/cancel` (the payment-start ones count against 30 per IP per minute).
+//! HTTP side of the hosted checkout: the page and its form posts (see [`super`]), and their
+//! routes. The only checkout file that sees the application state.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -17,19 +11,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Form, Router};
 
+use super::{CHECKOUT_PATH, page, rules};
 use crate::error::ApiError;
-use crate::limits::{self, Bucket};
-use crate::merchant_payments::model::Status;
-use crate::state::Shared;
-
-pub mod flow;
-pub mod page;
-
-/// Path of checkout pages under the sandbox origin; `checkout_url` = origin + this + `/{token}`.
-pub const CHECKOUT_PATH: &str = "/checkout";
+use crate::limits::Bucket;
+use crate::merchant_payments::store::Status;
+use crate::state::AppState;
 
 /// Checkout routes (outside the API prefix).
-pub fn routes() -> Router<Arc<Shared>> {
+pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/checkout/{token}", get(show))
         .route("/checkout/{token}/login", post(login))
@@ -86,13 +75,14 @@ fn not_found() -> Response {
 
 /// Renders the page for a token, with an optional notice. A paid payment with a saved return
 /// address moves the buyer there (303), with nothing appended.
-fn render(shared: &Shared, token: &str, notice: Option<&str>, status: StatusCode) -> Response {
+fn render(shared: &AppState, token: &str, notice: Option<&str>, status: StatusCode) -> Response {
     let now = shared.clock.now();
-    let mut world = shared.world();
-    let Some(order_no) = world.payments.order_for_token(token) else {
+    let mut db = shared.db();
+    let db = &mut *db;
+    let Some(order_no) = db.payments.order_for_token(token) else {
         return not_found();
     };
-    let payment = match flow::read(&mut world, &order_no, now) {
+    let payment = match rules::read(&mut db.payments, &mut db.notifications, &order_no, now) {
         Ok(p) => p.clone(),
         Err(e) => return error_page(&e),
     };
@@ -101,45 +91,45 @@ fn render(shared: &Shared, token: &str, notice: Option<&str>, status: StatusCode
     {
         return see_other(url);
     }
-    let body = page::checkout_page(&world, &payment, token, now, notice);
+    let body = page::checkout_page(&db.directory, &payment, token, now, notice);
     html(status, body)
 }
 
 /// GET /checkout/{token}: the checkout page.
 async fn show(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
 ) -> Response {
-    if let Err(e) = limits::check(&shared, Bucket::CheckoutRead, &peer.ip().to_string()) {
+    if let Err(e) = shared.check_limit(Bucket::CheckoutRead, &peer.ip().to_string()) {
         return e.into_response();
     }
     render(&shared, &token, None, StatusCode::OK)
 }
 
-fn page_url(shared: &Shared, token: &str) -> String {
+fn page_url(shared: &AppState, token: &str) -> String {
     format!("{}{CHECKOUT_PATH}/{token}", shared.origin)
 }
 
 /// POST /checkout/{token}/login: the buyer logs in as a seeded sandbox user (standing in for
 /// the platform's real login).
 async fn login(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
-    if let Err(e) = limits::check(&shared, Bucket::CheckoutRead, &peer.ip().to_string()) {
+    if let Err(e) = shared.check_limit(Bucket::CheckoutRead, &peer.ip().to_string()) {
         return e.into_response();
     }
     let user = form.get("user").cloned().unwrap_or_default();
     {
-        let mut world = shared.world();
-        let Some(order_no) = world.payments.order_for_token(&token) else {
+        let mut db = shared.db();
+        let Some(order_no) = db.payments.order_for_token(&token) else {
             return not_found();
         };
-        if !world.users.contains_key(&user) {
-            drop(world);
+        if !db.directory.users.contains_key(&user) {
+            drop(db);
             return render(
                 &shared,
                 &token,
@@ -147,7 +137,7 @@ async fn login(
                 StatusCode::BAD_REQUEST,
             );
         }
-        if let Some(payment) = world.payments.payments.get_mut(&order_no) {
+        if let Some(payment) = db.payments.payments.get_mut(&order_no) {
             payment.checkout_user = Some(user);
         }
     }
@@ -155,13 +145,13 @@ async fn login(
 }
 
 /// POST /checkout/{token}/logout.
-async fn logout(State(shared): State<Arc<Shared>>, Path(token): Path<String>) -> Response {
+async fn logout(State(shared): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
     {
-        let mut world = shared.world();
-        let Some(order_no) = world.payments.order_for_token(&token) else {
+        let mut db = shared.db();
+        let Some(order_no) = db.payments.order_for_token(&token) else {
             return not_found();
         };
-        if let Some(payment) = world.payments.payments.get_mut(&order_no) {
+        if let Some(payment) = db.payments.payments.get_mut(&order_no) {
             payment.checkout_user = None;
         }
     }
@@ -172,42 +162,59 @@ async fn logout(State(shared): State<Arc<Shared>>, Path(token): Path<String>) ->
 /// or continues the channel payment. The platform coin is confirmed here, in the checkout,
 /// from the logged-in buyer's wallet; a card payment opens the (simulated) card provider step.
 async fn pay(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
-    if let Err(e) = limits::check(&shared, Bucket::CheckoutStart, &peer.ip().to_string()) {
+    if let Err(e) = shared.check_limit(Bucket::CheckoutStart, &peer.ip().to_string()) {
         return e.into_response();
     }
     let now = shared.clock.now();
     let outcome = {
-        let mut world = shared.world();
-        let Some(order_no) = world.payments.order_for_token(&token) else {
+        let mut db = shared.db();
+        let Some(order_no) = db.payments.order_for_token(&token) else {
             return not_found();
         };
-        let user = world
+        let user = db
             .payments
             .payments
             .get(&order_no)
             .and_then(|p| p.checkout_user.clone());
         let choice = match form.get("method").filter(|m| !m.is_empty()) {
-            Some(id) => flow::MethodChoice::MethodId(id),
-            None => flow::MethodChoice::Implicit,
+            Some(id) => rules::MethodChoice::MethodId(id),
+            None => rules::MethodChoice::Implicit,
         };
-        flow::start_session(&mut world, &order_no, choice, user.as_deref(), now).and_then(
-            |started| {
-                let platform_coin = world
-                    .channels
-                    .get(&started.payment_no)
-                    .is_some_and(|c| c.provider == "platform-coin");
-                if platform_coin {
-                    flow::confirm_payment(&mut world, &order_no, true, now).map(|()| true)
-                } else {
-                    Ok(false)
-                }
-            },
+        let db = &mut *db;
+        rules::start_session(
+            &mut db.payments,
+            &db.directory,
+            &mut db.notifications,
+            &order_no,
+            choice,
+            user.as_deref(),
+            now,
         )
+        .and_then(|started| {
+            let platform_coin = db
+                .directory
+                .channels
+                .get(&started.payment_no)
+                .is_some_and(|c| c.provider == "platform-coin");
+            if platform_coin {
+                rules::confirm_payment(
+                    &mut db.payments,
+                    &mut db.directory,
+                    &mut db.notifications,
+                    &order_no,
+                    true,
+                    now,
+                )
+                .map(|()| true)
+            } else {
+                Ok(false)
+            }
+        })
     };
     match outcome {
         Ok(true) => after_payment(&shared, &token),
@@ -219,28 +226,36 @@ async fn pay(
 /// POST /checkout/{token}/card/complete: the simulated card provider confirms the payment of
 /// the open card session; the buyer returns to the checkout, which moves on when paid.
 async fn card_complete(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
 ) -> Response {
-    if let Err(e) = limits::check(&shared, Bucket::CheckoutStart, &peer.ip().to_string()) {
+    if let Err(e) = shared.check_limit(Bucket::CheckoutStart, &peer.ip().to_string()) {
         return e.into_response();
     }
     let now = shared.clock.now();
     let outcome = {
-        let mut world = shared.world();
-        let Some(order_no) = world.payments.order_for_token(&token) else {
+        let mut db = shared.db();
+        let Some(order_no) = db.payments.order_for_token(&token) else {
             return not_found();
         };
-        let is_card_session = world
+        let is_card_session = db
             .payments
             .payments
             .get(&order_no)
             .and_then(|p| p.session.as_ref())
-            .and_then(|s| world.channels.get(&s.payment_no))
+            .and_then(|s| db.directory.channels.get(&s.payment_no))
             .is_some_and(|c| c.provider == "card-provider");
         if is_card_session {
-            flow::confirm_payment(&mut world, &order_no, false, now)
+            let db = &mut *db;
+            rules::confirm_payment(
+                &mut db.payments,
+                &mut db.directory,
+                &mut db.notifications,
+                &order_no,
+                false,
+                now,
+            )
         } else {
             Err(ApiError::new(StatusCode::CONFLICT, "payment_conflict")
                 .describe("no card payment is open"))
@@ -254,7 +269,7 @@ async fn card_complete(
 
 /// POST /checkout/{token}/card/cancel: the buyer cancels at the card provider and returns to
 /// the checkout. Nothing is decided: the session stays open and the method stays locked.
-async fn card_cancel(State(shared): State<Arc<Shared>>, Path(token): Path<String>) -> Response {
+async fn card_cancel(State(shared): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
     render(
         &shared,
         &token,
@@ -265,7 +280,7 @@ async fn card_cancel(State(shared): State<Arc<Shared>>, Path(token): Path<String
 
 /// POST /checkout/{token}/cancel: browser-side cancellation. It does not make the payment
 /// terminal and never triggers the return to the merchant.
-async fn cancel(State(shared): State<Arc<Shared>>, Path(token): Path<String>) -> Response {
+async fn cancel(State(shared): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
     render(
         &shared,
         &token,
@@ -276,13 +291,12 @@ async fn cancel(State(shared): State<Arc<Shared>>, Path(token): Path<String>) ->
 
 /// After a confirmed payment: 303 to the saved return address, exactly as saved (nothing
 /// appended); without one, back to the checkout page, which shows the payment as paid.
-fn after_payment(shared: &Shared, token: &str) -> Response {
+fn after_payment(shared: &AppState, token: &str) -> Response {
     let return_url = {
-        let world = shared.world();
-        world
-            .payments
+        let db = shared.db();
+        db.payments
             .order_for_token(token)
-            .and_then(|order_no| world.payments.payments.get(&order_no))
+            .and_then(|order_no| db.payments.payments.get(&order_no))
             .filter(|p| p.status == Status::Paid)
             .and_then(|p| p.return_url.clone())
     };

@@ -1,43 +1,44 @@
-//! Business endpoints of notification delivery records: the list and the re-queue.
+//! HTTP side of notifications: the business endpoints of delivery records (the list and the
+//! re-queue), the delivery controls, and their routes.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
+use axum::routing::{delete, get, post, put};
+use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use super::store::{logged_view, record_view};
 use crate::auth::{Accepts, Caller};
 use crate::error::{ApiError, ApiResult};
-use crate::limits::{self, Bucket};
-use crate::merchant_payments::handlers::{effective_limit, payment_not_found};
-use crate::state::Shared;
+use crate::limits::Bucket;
+use crate::merchant_payments::http::{effective_limit, payment_not_found};
+use crate::state::AppState;
 
 /// GET /openapi/v1/merchant-payments/{order_no}/notifications: the payment's delivery records,
 /// status version descending, at most `limit` (default 20, out of range → 20). Only the
 /// caller's own payments are visible.
 pub async fn list_records(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     caller: Caller,
     Path(order_no): Path<String>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
     let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.read")?;
-    limits::check(&shared, Bucket::MerchantRead, &caller.client_id)?;
+    shared.check_limit(Bucket::MerchantRead, &caller.client_id)?;
     let limit = query
         .map(|Query(q)| effective_limit(q.get("limit").map(String::as_str)))
         .unwrap_or_else(|_| effective_limit(None));
-    let world = shared.world();
-    world
-        .payments
+    let db = shared.db();
+    db.payments
         .payments
         .get(&order_no)
         .filter(|p| p.merchant_no == merchant_no)
         .ok_or_else(payment_not_found)?;
-    let mut records: Vec<_> = world
+    let mut records: Vec<_> = db
         .notifications
         .records
         .get(&order_no)
@@ -52,22 +53,20 @@ pub async fn list_records(
 /// exhausted notification. 202 `{"accepted": true}`; a delivered or pending one queues
 /// nothing; no new event, no status change.
 pub async fn requeue(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     caller: Caller,
     Path((order_no, event_id)): Path<(String, String)>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
     let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.create")?;
-    limits::check(&shared, Bucket::NotificationRetry, &caller.client_id)?;
+    shared.check_limit(Bucket::NotificationRetry, &caller.client_id)?;
     let now = shared.clock.now();
-    let mut world = shared.world();
-    world
-        .payments
+    let mut db = shared.db();
+    db.payments
         .payments
         .get(&order_no)
         .filter(|p| p.merchant_no == merchant_no)
         .ok_or_else(payment_not_found)?;
-    world
-        .notifications
+    db.notifications
         .requeue(&order_no, &event_id, now)
         .ok_or_else(|| {
             ApiError::not_found("payment_not_found")
@@ -79,12 +78,12 @@ pub async fn requeue(
 /// GET /_sandbox/notifications/attempts: every delivery attempt (target, headers, raw body,
 /// result), oldest first. Optional `order_no` filter.
 pub async fn attempts(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Json<Value> {
     let order_no = query.ok().and_then(|Query(q)| q.get("order_no").cloned());
-    let world = shared.world();
-    let items: Vec<Value> = world
+    let db = shared.db();
+    let items: Vec<Value> = db
         .notifications
         .log
         .iter()
@@ -99,13 +98,13 @@ pub async fn attempts(
 /// `{"redelivery": "advanced" | "queued" | "in_flight"}`; 404 `payment_not_found` for an
 /// unknown payment or event.
 pub async fn redeliver(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path((order_no, event_id)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
     use super::store::Redelivery;
     let now = shared.clock.now();
     let done = shared
-        .world()
+        .db()
         .notifications
         .redeliver_now(&order_no, &event_id, now)
         .ok_or_else(|| {
@@ -130,10 +129,10 @@ pub struct WorkerSetting {
 /// PUT /_sandbox/notifications/worker: stops or resumes the delivery worker, to show that
 /// stored events survive an interruption and that due work resumes afterwards.
 pub async fn set_worker(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     crate::extract::JsonBody(body): crate::extract::JsonBody<WorkerSetting>,
 ) -> Json<Value> {
-    shared.world().notifications.paused = !body.enabled;
+    shared.db().notifications.paused = !body.enabled;
     Json(json!({ "enabled": body.enabled }))
 }
 
@@ -149,7 +148,7 @@ pub struct DnsPin {
 /// of the system resolver), e.g. to prove that a name resolving to a private address is
 /// refused at delivery. An empty list removes the pin.
 pub async fn set_dns(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<AppState>>,
     Path(host): Path<String>,
     crate::extract::JsonBody(body): crate::extract::JsonBody<DnsPin>,
 ) -> ApiResult<Json<Value>> {
@@ -173,7 +172,33 @@ pub async fn set_dns(
 }
 
 /// DELETE /_sandbox/dns: removes every pinned host name.
-pub async fn clear_dns(State(shared): State<Arc<Shared>>) -> Json<Value> {
+pub async fn clear_dns(State(shared): State<Arc<AppState>>) -> Json<Value> {
     shared.dns.clear();
     Json(json!({ "cleared": true }))
+}
+
+/// Business routes under the API prefix.
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route(
+            "/openapi/v1/merchant-payments/{order_no}/notifications",
+            get(list_records),
+        )
+        .route(
+            "/openapi/v1/merchant-payments/{order_no}/notifications/{event_id}/retry",
+            post(requeue),
+        )
+}
+
+/// Sandbox controls under the control prefix.
+pub fn control_routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/notifications/attempts", get(attempts))
+        .route("/notifications/worker", put(set_worker))
+        .route(
+            "/merchant-payments/{order_no}/notifications/{event_id}/redeliver",
+            post(redeliver),
+        )
+        .route("/dns", delete(clear_dns))
+        .route("/dns/{host}", put(set_dns))
 }
