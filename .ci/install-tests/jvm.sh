@@ -2,7 +2,8 @@
 # Install test (run by .ci/install-tests/run, in an empty scratch folder without a Rust toolchain):
 # a JVM project that depends on dev.storefront:storefront:VERSION by its coordinates, resolved
 # from the Maven repository of the release folder (OUT/jvm/repo, written by
-# .ci/release.d/jvm.sh), runs the Kotlin example against a standalone sandbox.
+# .ci/release.d/jvm.sh), runs the Kotlin example and the Java example (javac, the Java API with
+# CompletableFuture) against a standalone sandbox.
 #
 # Maven's local repository: a fresh one in this folder (so an SDK that `mvn install` or suite
 # 40-kotlin put into ~/.m2 can never stand in for the released one: Maven prefers a locally
@@ -36,16 +37,20 @@ else
 fi
 released_jar="$dist_jvm/storefront-$version.jar"
 
-# The project: the example's sources and pom (it depends on the coordinates, nothing else).
-mkdir project
-cp -r "$STOREFRONT_EXAMPLES/kotlin/pom.xml" "$STOREFRONT_EXAMPLES/kotlin/src" project/
-# (Comments aside: the pom's elements name no folder of the checkout and run no cargo.)
-pom_elements=$(python3 -c 'import sys, xml.etree.ElementTree as E; print(E.tostring(E.parse(sys.argv[1]).getroot(), encoding="unicode"))' project/pom.xml)
-if grep -qE 'bindings/|\.\./|repo\.root|cargo' <<<"$pom_elements"; then
-  fail "examples/kotlin/pom.xml still refers to the checkout"
-else
-  pass "examples/kotlin/pom.xml depends on dev.storefront:storefront by coordinates only"
-fi
+# The projects: the Kotlin and the Java example's sources and poms (they depend on the
+# coordinates, nothing else). The Java one is compiled by javac alone and calls the Java API
+# (blocking and CompletableFuture forms).
+for lang in kotlin java; do
+  mkdir "project-$lang"
+  cp -r "$STOREFRONT_EXAMPLES/$lang/pom.xml" "$STOREFRONT_EXAMPLES/$lang/src" "project-$lang/"
+  # (Comments aside: the pom's elements name no folder of the checkout and run no cargo.)
+  pom_elements=$(python3 -c 'import sys, xml.etree.ElementTree as E; print(E.tostring(E.parse(sys.argv[1]).getroot(), encoding="unicode"))' "project-$lang/pom.xml")
+  if grep -qE 'bindings/|\.\./|repo\.root|cargo' <<<"$pom_elements"; then
+    fail "examples/$lang/pom.xml still refers to the checkout"
+  else
+    pass "examples/$lang/pom.xml depends on dev.storefront:storefront by coordinates only"
+  fi
+done
 
 m2="$PWD/m2"
 mkdir -p "$m2"
@@ -59,11 +64,11 @@ if [[ -d "$home_m2" ]]; then
 fi
 [[ ! -e "$m2/dev/storefront" ]]
 repo_url="file://$dist_jvm/repo"
-maven_args=(-f project/pom.xml -C "-Dmaven.repo.local=$m2" "-Dstorefront.repo=$repo_url" "-Dstorefront.version=$version")
+maven_args=(-C "-Dmaven.repo.local=$m2" "-Dstorefront.repo=$repo_url" "-Dstorefront.version=$version")
 
 # The resolved classpath: the storefront jar comes from the release repository, is the released
 # jar byte for byte, carries the native library where JNA looks, and is under 4 MB.
-mvn_plain -q "${maven_args[@]}" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
+mvn_plain -q -f project-kotlin/pom.xml "${maven_args[@]}" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
   -Dmdep.outputFile="$PWD/classpath.txt" >maven-classpath.log || { cat maven-classpath.log >&2; fail "resolve the classpath"; finish; }
 resolved=$(tr ':' '\n' <classpath.txt | grep "/dev/storefront/storefront/$version/storefront-$version.jar\$" || true)
 if [[ -n "$resolved" && -f "$resolved" ]]; then
@@ -87,15 +92,18 @@ fi
 size=$(stat -c %s "$resolved")
 if (( size < 4000000 )); then pass "jar size $size bytes < 4000000"; else fail "jar size $size bytes >= 4000000"; fi
 
-# The example against a standalone sandbox. jna.nosys: JNA takes the library from the jar only.
+# The examples against a standalone sandbox. jna.nosys: JNA takes the library from the jar only.
 start_sandbox "$STOREFRONT_SANDBOX_BIN" "$PWD"
 origin=$(sandbox_origin "$PWD")
-if mvn_plain -q "${maven_args[@]}" -Djna.nosys=true compile exec:java -Dsandbox="$origin" >example.out; then
-  cat example.out
-  if grep -q 'both flows done' example.out; then pass "example ran both flows"; else fail "example did not finish both flows"; fi
-  if grep -q "storefront $version against" example.out; then pass "the native library reports version $version"; else fail "the native library does not report $version"; fi
-else
-  cat example.out >&2
-  fail "example failed"
-fi
+for lang in kotlin java; do
+  out="example-$lang.out"
+  if mvn_plain -q -f "project-$lang/pom.xml" "${maven_args[@]}" -Djna.nosys=true compile exec:java -Dsandbox="$origin" >"$out"; then
+    cat "$out"
+    if grep -q 'both flows done' "$out"; then pass "$lang example ran both flows"; else fail "$lang example did not finish both flows"; fi
+    if grep -q "storefront $version against" "$out"; then pass "$lang: the native library reports version $version"; else fail "$lang: the native library does not report $version"; fi
+  else
+    cat "$out" >&2
+    fail "$lang example failed"
+  fi
+done
 finish

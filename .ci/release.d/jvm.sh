@@ -94,6 +94,7 @@ unzip -p "$jar" linux-x86-64/libstorefront.so | cmp -s - "$work/linux-x86-64/lib
   || { echo "jvm: linux-x86-64/libstorefront.so in the jar is not the release library" >&2; exit 1; }
 echo "jvm: linux-x86-64/libstorefront.so = $lib, sha256 $(sha256sum <"$work/linux-x86-64/libstorefront.so" | cut -d' ' -f1)"
 grep -qE ' dev/storefront/Client\.class$' <<<"$listing" || { echo "jvm: Kotlin classes missing from $jar" >&2; exit 1; }
+grep -qE ' dev/storefront/StorefrontClient\.class$' <<<"$listing" || { echo "jvm: Java API classes missing from $jar" >&2; exit 1; }
 size=$(stat -c %s "$jar")
 echo "jvm: $jar: $size bytes (budget $budget)"
 (( size < budget )) || { echo "jvm: the jar is over its budget" >&2; exit 1; }

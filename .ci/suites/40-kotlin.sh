@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Kotlin (uniffi): the checked-in Kotlin and Swift bindings are not stale, then the Maven suite
-# runs the Kotlin API against the standalone sandbox with the freshly built native library, and
-# the example, which depends on dev.storefront:storefront:VERSION by its coordinates, runs
-# against the jar just tested.
+# runs the Kotlin API and its Java forms (Kotlin and Java tests) against the standalone sandbox
+# with the freshly built native library, and the Kotlin and Java examples, which depend on
+# dev.storefront:storefront:VERSION by its coordinates, run against the jar just tested.
 # Needs Java 17+ and Maven (present on every machine; Maven pulls its dependencies) and
 # PostgreSQL, which .ci/install-servers.sh installs from Debian's packages when missing.
 set -euo pipefail
@@ -84,3 +84,8 @@ origin=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["origi
 mvn -B -ntp -q -Dmaven.repo.local="$m2" -f examples/kotlin/pom.xml compile exec:java -Dsandbox="$origin" | tee "$work/example.out"
 grep -q 'both flows done' "$work/example.out"
 grep -q "storefront $version against" "$work/example.out"
+# The Java example (javac only, no Kotlin plugin): blocking calls and CompletableFuture, by the
+# same coordinates.
+mvn -B -ntp -q -Dmaven.repo.local="$m2" -f examples/java/pom.xml compile exec:java -Dsandbox="$origin" | tee "$work/example-java.out"
+grep -q 'both flows done' "$work/example-java.out"
+grep -q "storefront $version against" "$work/example-java.out"

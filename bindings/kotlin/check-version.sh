@@ -3,8 +3,9 @@
 # version (.ci/version) is the one place it is set. This fails when a pom says otherwise:
 #   bindings/kotlin/pom.xml    <version> of dev.storefront:storefront
 #   examples/kotlin/pom.xml    <storefront.version>, the dependency the example resolves
+#   examples/java/pom.xml      <storefront.version>, the same for the Java example
 # Usage: bindings/kotlin/check-version.sh          check (the release step and suite 40-kotlin)
-#        bindings/kotlin/check-version.sh write    copy Cargo's version into both poms
+#        bindings/kotlin/check-version.sh write    copy Cargo's version into the poms
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 cargo_version=$(bash "$repo/.ci/version")
@@ -20,6 +21,7 @@ ns = {"m": "http://maven.apache.org/POM/4.0.0"}
 places = [
     ("bindings/kotlin/pom.xml", "m:version", "version"),
     ("examples/kotlin/pom.xml", "m:properties/m:storefront.version", "storefront.version"),
+    ("examples/java/pom.xml", "m:properties/m:storefront.version", "storefront.version"),
 ]
 bad = 0
 for rel, path, tag in places:

@@ -2,7 +2,8 @@
 //!
 //! Symbol notation in `bindings/api-parity.toml`:
 //! * Kotlin and Swift: `Type.member` (a method of a generated uniffi class, or an extension /
-//!   `object` member in a hand-written source file), `Type()` (a constructor), `name` (a
+//!   `object` / `class` member in a hand-written source file, such as the Java API's
+//!   `StorefrontClient.createMerchantPaymentAsync`), `Type()` (a constructor), `name` (a
 //!   top-level function). Read from the generated `storefront.kt` / `Storefront.swift` (kept
 //!   equal to the uniffi exports of `src/ffi/uniffi` by `.ci/regen-uniffi`) and every other
 //!   source file of the package.
@@ -182,8 +183,10 @@ pub fn kotlin_generated(text: &str, surface: &mut Surface) {
     }
 }
 
-/// Hand-written Kotlin: extension functions `fun Type.name(`, members of `object Name {`
-/// (until its closing `}` in column 0) and top-level `fun name(`.
+/// Hand-written Kotlin: extension functions `fun Type.name(`, members of `object Name {` or of
+/// a column-0 `class Name` (until its closing `}` in column 0; the Java API's classes, such as
+/// `StorefrontClient`, with nested builders and companions counted as the class's) and
+/// top-level `fun name(`.
 pub fn kotlin_handwritten(text: &str, surface: &mut Surface) {
     let mut object: Option<String> = None;
     for line in text.lines() {
@@ -191,7 +194,7 @@ pub fn kotlin_handwritten(text: &str, surface: &mut Surface) {
             object = None;
             continue;
         }
-        if let Some(name) = declared(line, "object ") {
+        if let Some(name) = declared(line, "object ").or_else(|| declared(line, "class ")) {
             object = Some(name.to_owned());
             continue;
         }

@@ -143,7 +143,7 @@ fn binding_readers_find_declared_symbols_only() {
         &mut kt,
     );
     bindings::kotlin_handwritten(
-        "object Storefront {\n    fun client(config: ClientConfig): Client = Client(config)\n}\nfun Client.reconcile(records: List<R>): Flow<R> = flow {}\nsuspend fun <T> UserSession.waitAll(x: T) {}\n",
+        "object Storefront {\n    fun client(config: ClientConfig): Client = Client(config)\n}\nfun Client.reconcile(records: List<R>): Flow<R> = flow {}\nsuspend fun <T> UserSession.waitAll(x: T) {}\nclass StorefrontClient private constructor(\n    private val client: Client,\n) : AutoCloseable {\n    fun getOrderAsync(orderNo: String): CompletableFuture<O> = calls.async { x }\n    private fun hidden() = 1\n}\nabstract class Base {\n    fun notCounted() = 1\n}\n",
         &mut kt,
     );
     for present in [
@@ -153,6 +153,7 @@ fn binding_readers_find_declared_symbols_only() {
         "Storefront.client",
         "Client.reconcile",
         "UserSession.waitAll",
+        "StorefrontClient.getOrderAsync",
     ] {
         assert!(kt.has(present, "."), "kotlin {present}: {kt:?}");
     }
@@ -161,6 +162,9 @@ fn binding_readers_find_declared_symbols_only() {
         "notAMember",
         "Client.getOrder",
         "UserSession()",
+        "StorefrontClient.hidden",
+        "Base.notCounted",
+        "notCounted",
     ] {
         assert!(!kt.has(absent, "."), "kotlin {absent} should be absent");
     }

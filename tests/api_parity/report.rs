@@ -154,7 +154,9 @@ pub fn render(core: &CoreSurface, cmp: &Comparison) -> String {
          no receiver, returns `Self`); those are listed at the end. Symbol notation: Kotlin and \
          Swift `Type.member`, `Type()` for a constructor, `name` for a top-level function; C the \
          header's function; Python `Type.method` / `name` exported by `__all__`; PHP \
-         `Type::method`.\n\n",
+         `Type::method`. The Kotlin column also names the Java forms in the same jar \
+         (`StorefrontClient`, `StorefrontUserSession`, `StorefrontInbox`: a blocking method and \
+         its `…Async` form returning `CompletableFuture`; `Storefront` statics).\n\n",
     );
     let header: Vec<&str> = vec!["Operation", "Kind", "Kotlin", "Swift", "C", "Python", "PHP"];
     let _ = writeln!(t, "| {} |", header.join(" | "));

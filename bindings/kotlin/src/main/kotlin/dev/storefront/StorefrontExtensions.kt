@@ -11,9 +11,16 @@ import kotlinx.coroutines.flow.flow
  *   application `Context` to the rustls platform certificate verifier (see
  *   [AndroidPlatformVerifier]); building a `Client` on Android without it fails with
  *   [StorefrontException.Config] instead of crashing.
+ *
+ * Every member is a Java static (`Storefront.client(config)`, no `INSTANCE`). Java code uses
+ * [StorefrontClient] (blocking and `CompletableFuture` forms) and the builders below; the
+ * top-level functions of the generated API are here too as statics (Java would otherwise call
+ * them through `StorefrontKt`).
  */
 object Storefront {
     /** A client for the JVM, or for any platform when [ClientConfig.rootCaPem] is set. */
+    @JvmStatic
+    @Throws(StorefrontException::class)
     fun client(config: ClientConfig): Client = Client(config)
 
     /**
@@ -22,12 +29,83 @@ object Storefront {
      * JVM) once per process, then builds the client. With [ClientConfig.rootCaPem] set, only
      * those roots are trusted and no initialisation is needed.
      */
+    @JvmStatic
+    @Throws(StorefrontException::class)
     fun client(config: ClientConfig, androidContext: Any): Client {
         if (config.rootCaPem == null) {
             AndroidPlatformVerifier.init(androidContext)
         }
         return Client(config)
     }
+
+    /** A builder of a [ClientConfig] (Java). */
+    @JvmStatic
+    fun configBuilder(): ClientConfigBuilder = ClientConfigBuilder()
+
+    /** A builder of a [CreateMerchantPaymentRequest] (Java). */
+    @JvmStatic
+    fun merchantPaymentRequest(): CreateMerchantPaymentRequestBuilder = CreateMerchantPaymentRequestBuilder()
+
+    /** A builder of a [CreateOrderRequest] (Java). */
+    @JvmStatic
+    fun orderRequest(): CreateOrderRequestBuilder = CreateOrderRequestBuilder()
+
+    /** A webhook verifier accepting any of [secrets] (several during a rotation), 5-minute tolerance. */
+    @JvmStatic
+    @Throws(WebhookException::class)
+    fun webhookVerifier(vararg secrets: String): WebhookVerifier = WebhookVerifier(secrets.map { Secret(it) }, null)
+
+    /** The native library's version. */
+    @JvmStatic
+    fun sdkVersion(): String = dev.storefront.sdkVersion()
+
+    /** The SDK's defaults (timeouts, retry, rate limits, wait interval and timeout). */
+    @JvmStatic
+    fun sdkDefaults(): SdkDefaults = dev.storefront.sdkDefaults()
+
+    /** A new idempotency key (persist it with the order before the create call). */
+    @JvmStatic
+    fun generateIdempotencyKey(): String = dev.storefront.generateIdempotencyKey()
+
+    /** `"12.50 USD"`: [amountMinor] at [currencyDecimals] with the currency. */
+    @JvmStatic
+    @Throws(StorefrontException::class)
+    fun formatMoney(amountMinor: Long, currency: String, currencyDecimals: Int): String =
+        dev.storefront.formatMoney(amountMinor, currency, currencyDecimals)
+
+    /** `"12.50"` for 1250 at 2 decimals. */
+    @JvmStatic
+    @Throws(StorefrontException::class)
+    fun formatAmountMinor(amountMinor: Long, currencyDecimals: Int): String =
+        dev.storefront.formatAmountMinor(amountMinor, currencyDecimals)
+
+    /** 1250 for `"12.50"` at 2 decimals (exact; `Validation` otherwise). */
+    @JvmStatic
+    @Throws(StorefrontException::class)
+    fun parseAmountMinor(text: String, currencyDecimals: Int): Long = dev.storefront.parseAmountMinor(text, currencyDecimals)
+
+    /** A catalog price (fixed point, 8 decimals) as text at [decimals]. */
+    @JvmStatic
+    @Throws(StorefrontException::class)
+    fun formatFixedPoint8(raw: Long, decimals: Int): String = dev.storefront.formatFixedPoint8(raw, decimals)
+
+    /** Checks a queried payment against what was asked for (reference, amount, currency, test mode). */
+    @JvmStatic
+    @Throws(WebhookException::class)
+    fun checkPayment(expectation: PaymentExpectation, payment: MerchantPayment) = dev.storefront.checkPayment(expectation, payment)
+
+    /** Checks a verified notification's snapshot against what was asked for. */
+    @JvmStatic
+    @Throws(WebhookException::class)
+    fun checkNotification(expectation: PaymentExpectation, data: NotificationData) = dev.storefront.checkNotification(expectation, data)
+
+    /** Whether a notification's status version is new, a duplicate or stale. */
+    @JvmStatic
+    fun statusVersionDecision(stored: Long?, incoming: Long): VersionDecision = dev.storefront.statusVersionDecision(stored, incoming)
+
+    /** Whether a merchant payment status means paid. */
+    @JvmStatic
+    fun isPaid(status: MerchantPaymentStatus): Boolean = merchantPaymentStatusIsPaid(status)
 }
 
 /**

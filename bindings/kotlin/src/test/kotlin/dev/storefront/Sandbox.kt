@@ -29,10 +29,15 @@ object Sandbox {
 
     private val process: Process
     private val http: HttpClient = HttpClient.newHttpClient()
+    @JvmStatic
     val origin: String
+    @JvmStatic
     val baseUrl: String
+    @JvmStatic
     val tokenEndpoint: String
+    @JvmStatic
     val userinfoEndpoint: String
+    @JvmStatic
     val controlUrl: String
 
     init {
@@ -72,6 +77,8 @@ object Sandbox {
     }
 
     /** Sends a control request; returns (status, body). */
+    @JvmStatic
+    @JvmOverloads
     fun control(method: String, path: String, body: JSONObject? = null): Pair<Int, String> {
         val request = HttpRequest.newBuilder(URI.create(controlUrl + path))
             .header("Content-Type", "application/json")
@@ -88,6 +95,8 @@ object Sandbox {
     }
 
     /** Mints a user-authorized token for a seeded user through the merchant client. */
+    @JvmStatic
+    @JvmOverloads
     fun userToken(user: String = USER_ALICE, clientId: String = MERCHANT_CLIENT_ID): String =
         JSONObject(controlOk("POST", "/users/$user/tokens", JSONObject().put("client_id", clientId)))
             .getString("access_token")
@@ -98,6 +107,8 @@ object Sandbox {
     }
 
     /** The buyer pays a merchant payment at the checkout. */
+    @JvmStatic
+    @JvmOverloads
     fun payCheckout(orderNo: String, paymentNo: String, user: String = USER_ALICE) {
         controlOk("POST", "/merchant-payments/$orderNo/checkout/pay", JSONObject().put("payment_no", paymentNo).put("user", user))
     }
@@ -135,6 +146,7 @@ object Sandbox {
 }
 
 /** A client configuration for the sandbox (plain HTTP on loopback, explicitly allowed). */
+@JvmOverloads
 fun sandboxConfig(
     clientId: String = Sandbox.MERCHANT_CLIENT_ID,
     clientSecret: String = Sandbox.MERCHANT_CLIENT_SECRET,
