@@ -24,6 +24,7 @@ dist="$STOREFRONT_DIST/php"
 package="$dist/storefront-php"
 sandbox_bin="$STOREFRONT_SANDBOX_BIN"
 example="$STOREFRONT_EXAMPLES/php/storefront_example.php"
+top_readme="$STOREFRONT_CI/../README.md"   # the repository's README (its PHP install row)
 shopt -s nullglob
 zips=("$dist"/storefront-php-*.zip)
 shopt -u nullglob
@@ -90,7 +91,6 @@ readme_lines() {
        inside { print }' "$1"
 }
 mapfile -t install_lines < <(readme_lines "$package/README.md")
-top_readme="$STOREFRONT_CI/../README.md"
 lines_documented() {
   ((${#install_lines[@]} == 2)) || { echo "install-php: expected 2 install lines in the package README, found ${#install_lines[@]}" >&2; return 1; }
   local line
