@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install test: the Composer package (OUT/php/storefront-php, .ci/release.d/php.sh) installed
-# into a fresh Composer project from a "path" repository (copied, no registry), then used with
+# into a fresh Composer project with the README's two lines as written (a "path" repository,
+# copied; `composer require storefront/storefront` with no version), then used with
 # no STOREFRONT_* variable: the example program against a standalone sandbox, and a webhook
 # receiver (the README's three lines) under `php -S`, loading the library with FFI::cdef
 # (ffi.enable=1) and preloaded under ffi.enable=preload (FFI::scope), as PHP-FPM runs it: a
@@ -23,6 +24,7 @@ dist="$STOREFRONT_DIST/php"
 package="$dist/storefront-php"
 sandbox_bin="$STOREFRONT_SANDBOX_BIN"
 example="$STOREFRONT_EXAMPLES/php/storefront_example.php"
+top_readme="$STOREFRONT_CI/../README.md"   # the repository's README (its PHP install row)
 shopt -s nullglob
 zips=("$dist"/storefront-php-*.zip)
 shopt -u nullglob
@@ -77,27 +79,41 @@ zip_matches_folder() {
 }
 check "the zip holds the package folder" zip_matches_folder
 
-# A Composer project requiring the package from a path repository (copied), no Packagist.
-mkdir app
-cat >app/composer.json <<JSON
-{
-    "name": "storefront-install-test/app",
-    "description": "Install test of the storefront Composer package",
-    "type": "project",
-    "require": {
-        "storefront/storefront": "$version"
-    },
-    "repositories": [
-        {
-            "type": "path",
-            "url": "$package",
-            "options": {"symlink": false, "versions": {"storefront/storefront": "$version"}}
-        },
-        {"packagist.org": false}
-    ]
+# A Composer project installing the package with the README's lines, exactly as written: the
+# fenced block after the "install-test: php composer" marker of the package's own README.md
+# (the copy a user reads), each line also present verbatim in the top README's PHP row. The
+# package folder sits next to the project (../storefront-php), as the README says; its
+# composer.json carries the stable version, so minimum-stability stable accepts it.
+readme_lines() {
+  awk '/<!-- install-test: php composer/ { marker = 1; next }
+       marker && /^```sh$/ { inside = 1; next }
+       inside && /^```$/ { exit }
+       inside { print }' "$1"
 }
-JSON
-check "composer install" bash -c 'cd app && composer install --no-progress >composer.log 2>&1 || { cat composer.log >&2; exit 1; }'
+mapfile -t install_lines < <(readme_lines "$package/README.md")
+lines_documented() {
+  ((${#install_lines[@]} == 2)) || { echo "install-php: expected 2 install lines in the package README, found ${#install_lines[@]}" >&2; return 1; }
+  local line
+  for line in "${install_lines[@]}"; do
+    grep -qF -- "\`$line\`" "$top_readme" || { echo "install-php: the top README lacks: $line" >&2; return 1; }
+  done
+}
+check "the package README's composer lines are the top README's" lines_documented
+check "the package's composer.json has the stable version $version" \
+  php -r 'exit(json_decode(file_get_contents($argv[1]), true)["version"] === $argv[2] ? 0 : 1);' "$package/composer.json" "$version"
+cp -R "$package" storefront-php
+mkdir app
+# A fresh project (what `composer init` leaves), with nothing but the defaults: minimum-stability stable.
+printf '{\n    "name": "storefront-install-test/app",\n    "require": {}\n}\n' >app/composer.json
+run_readme_lines() {
+  local line
+  for line in "${install_lines[@]}"; do
+    echo "\$ $line" >>composer.log
+    (cd app && bash -c "$line") >>composer.log 2>&1 || { cat composer.log >&2; return 1; }
+  done
+  grep -q '"storefront/storefront": "^'"$version"'"' app/composer.json || { cat app/composer.json >&2; return 1; }
+}
+check "the README's composer lines install storefront/storefront $version" run_readme_lines
 installed=app/vendor/storefront/storefront
 copied() {
   [[ -d "$installed" && ! -L "$installed" ]] &&

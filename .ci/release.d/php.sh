@@ -7,8 +7,11 @@
 # include/storefront.h (the shipped header) and lib/<platform>/libstorefront.so (the stripped
 # release library; platform as Storefront\Library::platform() names it, e.g. linux-x86_64).
 # Storefront\Library finds the header and the library inside the package, relative to its own
-# files: no environment variable is needed. composer.json has no version field: the version
-# is Cargo.toml's [workspace.package] (VERSION here), checked against sf_version() on load.
+# files: no environment variable is needed. The package's composer.json carries the version
+# (Cargo.toml's [workspace.package], also in VERSION and checked against sf_version() on load):
+# a path repository then offers a stable 0.1.0, not a dev version, so the README's
+# `composer require storefront/storefront` resolves under minimum-stability stable.
+# (bindings/php/composer.json itself has no version field, as Packagist recommends.)
 #
 # Environment (exported by .ci/release): STOREFRONT_VERSION, STOREFRONT_RELEASE_LIB,
 # STOREFRONT_OUT. Optional: STOREFRONT_PHP_PLATFORM (default: <os>-<machine> of this machine,
@@ -48,8 +51,24 @@ for license in LICENSE LICENSE-MIT LICENSE-APACHE; do
   [[ -f "$license" ]] && cp "$license" "$pkg/"
 done
 
-# The package is valid, and its wrapper loads its own library and header with no environment.
-(cd "$pkg" && composer validate --strict --no-check-lock --quiet)
+# The source composer.json is valid (strictly), then the package's gets the stable version:
+# without it Composer takes a path repository's package as a dev version and
+# `composer require storefront/storefront` fails under minimum-stability stable.
+(cd "$src" && composer validate --strict --no-check-lock --quiet)
+php -r '
+  [$script, $file, $version] = $argv;
+  $json = json_decode(file_get_contents($file), true, 512, JSON_THROW_ON_ERROR);
+  $json = array_slice($json, 0, 2, true) + ["version" => $version] + $json;
+  file_put_contents($file, json_encode($json, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n");
+' "$pkg/composer.json" "$version"
+# Valid but for Packagist's advice to leave the version out (a package that is not on Packagist).
+warnings=$(cd "$pkg" && composer validate --strict --no-check-lock 2>&1 | grep '^- ' || true)
+[[ "$warnings" == "- The version field is present, it is recommended to leave it out if the package is published on Packagist." ]] || {
+  echo "php release: composer validate of the package: $warnings" >&2
+  exit 1
+}
+[[ "$(php -r 'echo json_decode(file_get_contents($argv[1]), true)["version"];' "$pkg/composer.json")" == "$version" ]]
+# The wrapper loads its own library and header with no environment.
 for file in "$pkg"/src/*.php "$pkg"/*.php; do php -l "$file" >/dev/null; done
 loaded=$(cd / && env -u STOREFRONT_LIB -u STOREFRONT_HEADER php -r '
   require $argv[1] . "/storefront.php";

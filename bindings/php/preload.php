@@ -43,6 +43,6 @@ Storefront\Library::preload();
 foreach (glob(__DIR__ . '/src/*.php') ?: [] as $file) {
     $class = 'Storefront\\' . basename($file, '.php');
     if (!class_exists($class)) {
-        throw new RuntimeException("preload: $file does not declare $class");
+        throw Storefront\LibraryException::because("preload_failed", "preload: $file does not declare $class: the package is incomplete; reinstall it");
     }
 }

@@ -73,9 +73,10 @@ function webhook_demo(): void
     // The three lines of a webhook endpoint:
     $verifier = new WebhookVerifier([$secret]);
     $notification = $verifier->verify($headers, $body);
-    Webhook::checkExpectation($notification['data'], ['external_reference' => 'order-42', 'amount_minor' => 1250, 'currency' => 'USD', 'test_mode' => false]);
-    echo "webhook verified: {$notification['id']} {$notification['data']['status']}\n";
-    check(Webhook::statusVersionDecision(1, $notification['data']['status_version']) === 'apply', 'version guard');
+    Webhook::checkExpectation($notification->data, ['external_reference' => 'order-42', 'amount_minor' => 1250, 'currency' => 'USD', 'test_mode' => false]);
+    // Typed results (Storefront\VerifiedNotification, ->data a MerchantPayment); $notification['data'] is still the array.
+    echo "webhook verified: {$notification->id} {$notification->data->status}\n";
+    check(Webhook::statusVersionDecision(1, $notification->data->status_version) === 'apply', 'version guard');
 
     try {
         $verifier->verify($headers, str_replace('1250', '9999', $body));
@@ -115,13 +116,14 @@ function strict_demo(array $config): void
 
 function catalog_demo(array $ready, Client $client): void
 {
-    echo 'merchant: ', $client->merchantProfile()['name'], "\n";
-    echo 'products: ', implode(', ', array_column($client->products(['limit' => 5])['list'], 'gd_no')), "\n";
+    echo 'merchant: ', $client->merchantProfile()->name, "\n";
+    $page = $client->products(['limit' => 5]);                      // Storefront\ProductPage, ->list of Product
+    echo 'products: ', implode(', ', array_map(fn (Storefront\Product $p) => "$p->gd_no " . Storefront\Money::formatFixedPoint8($p->actual_price, $p->currency_decimals), $page->list)), "\n";
     $token = sandbox_control($ready, '/users/alice/tokens', ['client_id' => 'sbx_merchant_client']);
     $alice = $client->user($token['access_token']);
     $orderNo = $alice->createOrder('G1001', 1, 'ch_platform_coin');
     $start = $alice->startPayment($orderNo, 'ch_platform_coin');
-    echo "order $orderNo payment started at {$start['redirect']}\n";
+    echo "order $orderNo payment started at {$start->redirect}\n";
     $outcome = $alice->waitForPayment($orderNo, 200, 30000);
     check($outcome['outcome'] === 'final' && $outcome['payment_status'] === 1, 'the order is paid');
     echo "order paid; order status {$outcome['order']['status']}\n";
@@ -130,11 +132,12 @@ function catalog_demo(array $ready, Client $client): void
 function merchant_demo(array $ready, Client $client): void
 {
     $created = $client->createMerchantPayment(['external_reference' => 'example-' . bin2hex(random_bytes(8)), 'amount_minor' => 1250, 'currency' => 'USD']);
-    echo "merchant payment {$created['order_no']} idempotency key {$created['idempotency_key']}\n";
-    sandbox_control($ready, "/merchant-payments/{$created['order_no']}/checkout/pay", ['payment_no' => 'ch_card_usd']);
-    $payment = $client->merchantPayment($created['order_no']);
-    check($payment['status'] === 'paid', 'the merchant payment is paid');
-    echo "merchant payment paid, event {$payment['event_id']}\n";
+    // Storefront\CreatedMerchantPayment: typed properties, the contract's names; toArray() is the old array.
+    echo "merchant payment {$created->order_no} idempotency key {$created->idempotency_key}\n";
+    sandbox_control($ready, "/merchant-payments/{$created->order_no}/checkout/pay", ['payment_no' => 'ch_card_usd']);
+    $payment = $client->merchantPayment($created->order_no);
+    check(Storefront\PaymentStatus::of($payment)->isPaid(), 'the merchant payment is paid');
+    echo 'merchant payment paid, ', Storefront\Money::fromMinor($payment->amount_minor, $payment->currency_decimals), " $payment->currency, event {$payment->event_id}\n";
     try {
         $client->merchantPayment('MP-DOES-NOT-EXIST');
         check(false, 'an unknown payment must be refused');

@@ -89,11 +89,14 @@ final class Client
     }
 
     /**
-     * @internal used by UserSession
+     * Raw FFI call on this client's handle: not API (private). The wrapper's own UserSession
+     * and Reconciler reach call() and callText() through a closure bound to Client's scope
+     * (UserSession::call, Reconciler::callText), which is not API either.
+     *
      * @param mixed ...$args
      * @return mixed
      */
-    public function call(string $function, ...$args)
+    private function call(string $function, ...$args)
     {
         if ($this->handle === null) {
             throw new \LogicException('the client is closed');
@@ -102,10 +105,11 @@ final class Client
     }
 
     /**
-     * @internal used by Reconciler: the call's result string as returned (JSON lines)
+     * Like call(), the result string as returned (JSON lines, for Reconciler). Private.
+     *
      * @param mixed ...$args
      */
-    public function callText(string $function, ...$args): string
+    private function callText(string $function, ...$args): string
     {
         if ($this->handle === null) {
             throw new \LogicException('the client is closed');
@@ -146,32 +150,27 @@ final class Client
         return $this->call('sf_client_shared_state');
     }
 
-    /**
-     * GET /openapi/v1/merchant with the client token.
-     *
-     * @return array<string, mixed>
-     */
-    public function merchantProfile(): array
+    /** GET /openapi/v1/merchant with the client token. */
+    public function merchantProfile(): MerchantProfile
     {
-        return $this->call('sf_merchant_profile_get', null);
+        return new MerchantProfile($this->call('sf_merchant_profile_get', null));
     }
 
     /**
-     * One page of products: ['list' => [...], 'total', 'page', 'limit'].
+     * One page of products: ->list (list<Product>), ->total, ->page, ->limit.
      *
      * @param array{page?: int, limit?: int, gd_no?: string, search_value?: string} $query
-     * @return array<string, mixed>
      */
-    public function products(array $query = []): array
+    public function products(array $query = []): ProductPage
     {
-        return $this->call('sf_products_list', null, self::query($query));
+        return new ProductPage($this->call('sf_products_list', null, self::query($query)));
     }
 
     /**
      * Every product over all pages.
      *
      * @param array{limit?: int, gd_no?: string, search_value?: string} $query
-     * @return \Generator<int, array<string, mixed>>
+     * @return \Generator<int, Product>
      */
     public function iterProducts(array $query = []): \Generator
     {
@@ -181,11 +180,11 @@ final class Client
     /**
      * The merchant-collection channel directory.
      *
-     * @return list<array<string, mixed>>
+     * @return list<Channel>
      */
     public function channels(): array
     {
-        return $this->call('sf_channels_list')['items'];
+        return Channel::listOf($this->call('sf_channels_list')['items']);
     }
 
     /**
@@ -199,9 +198,8 @@ final class Client
      * does not carry it). Its checkout_url carries a checkout token: never log it.
      *
      * @param array<string, mixed>|MerchantPaymentRequest $request
-     * @return array<string, mixed>
      */
-    public function createMerchantPayment($request): array
+    public function createMerchantPayment($request): CreatedMerchantPayment
     {
         if (!$request instanceof MerchantPaymentRequest) {
             if (!is_array($request)) {
@@ -210,31 +208,28 @@ final class Client
             $request = new MerchantPaymentRequest($request);
         }
         try {
-            return $this->call('sf_merchant_payment_create', Library::toJson($request->toArray(), 'request_json'));
+            $created = $this->call('sf_merchant_payment_create', Library::toJson($request->toArray(), 'request_json'));
         } catch (StorefrontException $e) {
             throw $e->withIdempotencyKey($request->idempotencyKey());
         }
+        return new CreatedMerchantPayment($created);
     }
 
-    /**
-     * GET /openapi/v1/merchant-payments/{order_no}.
-     *
-     * @return array<string, mixed>
-     */
-    public function merchantPayment(string $orderNo): array
+    /** GET /openapi/v1/merchant-payments/{order_no}. */
+    public function merchantPayment(string $orderNo): MerchantPayment
     {
-        return $this->call('sf_merchant_payment_get', $orderNo);
+        return new MerchantPayment($this->call('sf_merchant_payment_get', $orderNo));
     }
 
     /**
      * Merchant payments by external_reference and/or order_no (newest first).
      *
      * @param array{external_reference?: string, order_no?: string, limit?: int} $query
-     * @return list<array<string, mixed>>
+     * @return list<MerchantPayment>
      */
     public function listMerchantPayments(array $query): array
     {
-        return $this->call('sf_merchant_payments_list', Library::toJson((object) Input::check('merchant_payments_query', $query), 'query_json'))['items'];
+        return MerchantPayment::listOf($this->call('sf_merchant_payments_list', Library::toJson((object) Input::check('merchant_payments_query', $query), 'query_json'))['items']);
     }
 
     /**
@@ -242,11 +237,11 @@ final class Client
      * to 4294967295, never a float or a numeric string).
      *
      * @param int $limit
-     * @return list<array<string, mixed>>
+     * @return list<NotificationRecord>
      */
     public function notificationRecords(string $orderNo, $limit = 0): array
     {
-        return $this->call('sf_notification_records_list', $orderNo, Input::int('limit', $limit, 0, Input::U32_MAX))['items'];
+        return NotificationRecord::listOf($this->call('sf_notification_records_list', $orderNo, Input::int('limit', $limit, 0, Input::U32_MAX))['items']);
     }
 
     /** Re-queues a notification whose automatic retries are exhausted. */
@@ -286,21 +281,22 @@ final class Client
 
     /**
      * @internal
+     * @param callable(array<string, mixed>): ProductPage $fetch
      * @param array<string, mixed> $query
-     * @return \Generator<int, array<string, mixed>>
+     * @return \Generator<int, Product>
      */
     public static function pages(callable $fetch, array $query): \Generator
     {
         $page = Input::int('page', $query['page'] ?? 1, 1, Input::U32_MAX);
         while (true) {
             $result = $fetch(['page' => $page] + $query);
-            foreach ($result['list'] as $product) {
+            foreach ($result->list as $product) {
                 yield $product;
             }
-            if ($result['list'] === [] || $result['page'] * $result['limit'] >= $result['total']) {
+            if ($result->list === [] || $result->page * $result->limit >= $result->total) {
                 return;
             }
-            $page = $result['page'] + 1;
+            $page = $result->page + 1;
         }
     }
 }

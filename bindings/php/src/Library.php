@@ -23,6 +23,10 @@ use FFI\CData;
  * already bound under the FFI scope "storefront" and is taken with FFI::scope; otherwise it is
  * loaded with FFI::cdef (the CLI, or a web SAPI with ffi.enable=true).
  *
+ * Every failure to get there (no FFI extension, FFI disabled or restricted to preloading, no
+ * library or header, a header or library of another version) is a LibraryException whose
+ * message says what to change; resultName() names the case.
+ *
  * @internal
  */
 final class Library
@@ -41,6 +45,7 @@ final class Library
     public static function ffi(): FFI
     {
         if (self::$ffi === null) {
+            self::requireFfi();
             try {
                 self::$ffi = FFI::scope(self::SCOPE);
                 self::$mode = 'scope';
@@ -111,7 +116,11 @@ final class Library
         $override = getenv('STOREFRONT_HEADER');
         if ($override !== false && $override !== '') {
             if (!is_file($override)) {
-                throw new \RuntimeException("STOREFRONT_HEADER names no file: $override");
+                throw LibraryException::because(
+                    'header_not_found',
+                    "STOREFRONT_HEADER names no file: $override (set it to the path of storefront.h, or unset it to use "
+                    . self::packageDir() . '/include/storefront.h)'
+                );
             }
             return $override;
         }
@@ -125,7 +134,11 @@ final class Library
                 return $path;
             }
         }
-        throw new \RuntimeException('storefront.h not found: expected ' . $candidates[0] . ' (or set STOREFRONT_HEADER)');
+        throw LibraryException::because(
+            'header_not_found',
+            'storefront.h not found; tried ' . implode(', ', $candidates)
+            . ': reinstall the package (it ships include/storefront.h), or set STOREFRONT_HEADER to the path of storefront.h'
+        );
     }
 
     /** Path of the C library this wrapper loads. */
@@ -134,7 +147,12 @@ final class Library
         $override = getenv('STOREFRONT_LIB');
         if ($override !== false && $override !== '') {
             if (!is_file($override)) {
-                throw new \RuntimeException("STOREFRONT_LIB names no file: $override");
+                throw LibraryException::because(
+                    'library_not_found',
+                    "STOREFRONT_LIB names no file: $override (set STOREFRONT_LIB to the absolute path of "
+                    . self::libraryFileName() . ', or unset it to use ' . self::packageDir() . '/lib/' . self::platform()
+                    . '/' . self::libraryFileName() . ')'
+                );
             }
             return $override;
         }
@@ -147,9 +165,12 @@ final class Library
                 return $path;
             }
         }
-        throw new \RuntimeException(
-            'storefront C library not found: expected ' . $candidates[0]
-            . ' (this package ships ' . self::shippedPlatforms() . '; or set STOREFRONT_LIB to its absolute path)'
+        throw LibraryException::because(
+            'library_not_found',
+            'storefront C library not found; tried ' . implode(', ', $candidates)
+            . ' (this package ships ' . self::shippedPlatforms() . ' and this machine is ' . self::platform()
+            . '): install the release package built for ' . self::platform()
+            . ', or set STOREFRONT_LIB to the absolute path of ' . self::libraryFileName()
         );
     }
 
@@ -175,6 +196,7 @@ final class Library
      */
     public static function preload(): void
     {
+        self::requireFfi();
         try {
             $ffi = FFI::scope(self::SCOPE);
             self::checkVersion($ffi, 'the library bound by ffi.preload');
@@ -184,16 +206,18 @@ final class Library
         $library = self::absoluteLibraryPath();
         $file = tempnam(sys_get_temp_dir(), 'storefront-ffi-');
         if ($file === false) {
-            throw new \RuntimeException('cannot create the preload header in ' . sys_get_temp_dir());
+            throw LibraryException::because('preload_failed', 'cannot create the preload header in ' . sys_get_temp_dir()
+                . ': make sys_temp_dir writable for the user that preloads, or bind the library with ffi.preload (README.md, "Preloading for PHP-FPM")');
         }
         try {
             file_put_contents($file, self::scopeHeader());
             $ffi = FFI::load($file);
         } catch (\FFI\Exception $e) {
             if (strpos($e->getMessage(), 'preload_user') === false) {
-                throw $e;
+                throw self::loadFailure($e, $library, self::headerPath());
             }
-            throw new \RuntimeException(
+            throw LibraryException::because(
+                'preload_failed',
                 'preloading runs as opcache.preload_user, where FFI::load is refused: bind the library with '
                 . 'ffi.preload instead; write its header with `php ' . self::packageDir() . '/preload.php --ffi-header FILE` '
                 . 'and set ffi.preload=FILE (see README.md, "Preloading for PHP-FPM")',
@@ -204,7 +228,7 @@ final class Library
             unlink($file);
         }
         if ($ffi === null) {
-            throw new \RuntimeException("FFI::load failed for $library");
+            throw LibraryException::because('preload_failed', "FFI::load failed for $library (see PHP's warnings above)");
         }
         self::checkVersion($ffi, $library);
     }
@@ -225,7 +249,7 @@ final class Library
     {
         $library = (string) realpath(self::libraryPath());
         if (strpbrk($library, "\"\n") !== false) {
-            throw new \RuntimeException("the library path cannot be written in FFI_LIB: $library");
+            throw LibraryException::because('preload_failed', "the library path cannot be written in FFI_LIB: $library (move the package to a path without quotes or newlines)");
         }
         return $library;
     }
@@ -234,21 +258,80 @@ final class Library
     private static function cdef(): FFI
     {
         $library = self::libraryPath();
+        $header = self::headerPath();
         try {
-            $ffi = FFI::cdef((string) file_get_contents(self::headerPath()), $library);
+            $ffi = FFI::cdef((string) file_get_contents($header), $library);
         } catch (\FFI\Exception $e) {
-            if (strpos($e->getMessage(), 'ffi.enable') !== false) {
-                throw new \RuntimeException(
-                    'FFI is restricted to preloading here (ffi.enable=' . ini_get('ffi.enable') . '): either preload '
-                    . self::packageDir() . '/preload.php with opcache.preload, or set ffi.enable=true',
-                    0,
-                    $e
-                );
-            }
-            throw $e;
+            throw self::loadFailure($e, $library, $header);
         }
         self::checkVersion($ffi, $library);
         return $ffi;
+    }
+
+    /**
+     * The LibraryException when the FFI extension is not loaded (before anything names FFI).
+     *
+     * @internal also used by WebhookFfi
+     */
+    public static function requireFfi(): void
+    {
+        if (!extension_loaded('ffi') || !class_exists(FFI::class, false)) {
+            throw LibraryException::because(
+                'ffi_missing',
+                'the PHP FFI extension is not loaded (PHP ' . PHP_VERSION . ', SAPI ' . PHP_SAPI . ', php.ini '
+                . (php_ini_loaded_file() ?: 'none') . '): install or enable it (extension=ffi; Debian and Ubuntu ship it '
+                . 'with php-cli, elsewhere PHP must be built --with-ffi), then restart PHP'
+            );
+        }
+    }
+
+    /**
+     * The LibraryException for PHP's FFI error $e while binding $library with $header.
+     *
+     * @internal also used by WebhookFfi
+     */
+    public static function loadFailure(\FFI\Exception $e, string $library, string $header): LibraryException
+    {
+        $message = $e->getMessage();
+        if (strpos($message, 'ffi.enable') !== false) {
+            $setting = (string) ini_get('ffi.enable');
+            if (strtolower($setting) === 'preload') {
+                return LibraryException::because(
+                    'ffi_restricted',
+                    'FFI is restricted to preloaded code here (ffi.enable=preload, PHP\'s default outside the CLI; SAPI '
+                    . PHP_SAPI . '): preload ' . self::packageDir() . '/preload.php with opcache.preload (README.md, '
+                    . '"Preloading for PHP-FPM"), or set ffi.enable=true for this SAPI',
+                    $e
+                );
+            }
+            return LibraryException::because(
+                'ffi_disabled',
+                "FFI is disabled (ffi.enable=$setting): set ffi.enable=true, or ffi.enable=preload and preload "
+                . self::packageDir() . '/preload.php with opcache.preload (README.md, "Preloading for PHP-FPM")',
+                $e
+            );
+        }
+        if (strpos($message, 'Failed loading') !== false) {
+            return LibraryException::because(
+                'library_unloadable',
+                "$library could not be loaded ($message): it is not a storefront library for this machine ("
+                . self::platform() . '); install the release package built for it, or set STOREFRONT_LIB to the absolute path of one',
+                $e
+            );
+        }
+        if (strpos($message, 'Failed resolving') !== false) {
+            return LibraryException::because(
+                'header_mismatch',
+                "$header does not match $library ($message): the header and the library come from different versions; "
+                . 'use the package\'s own files (unset STOREFRONT_HEADER and STOREFRONT_LIB) or a header and a library of one build',
+                $e
+            );
+        }
+        return LibraryException::because(
+            'header_invalid',
+            "FFI cannot read the header $header ($message): use the shipped include/storefront.h (unset STOREFRONT_HEADER)",
+            $e
+        );
     }
 
     /**
@@ -268,7 +351,12 @@ final class Library
         $expected = trim((string) file_get_contents($file));
         $actual = (string) $ffi->sf_version();
         if ($expected !== $actual) {
-            throw new \RuntimeException("$library is storefront $actual but this package is storefront $expected");
+            throw LibraryException::because(
+                'version_mismatch',
+                "$library is storefront $actual but this package is storefront $expected: a library left from another release; "
+                . 'reinstall the package (composer reinstall storefront/storefront) and restart PHP-FPM, or set STOREFRONT_LIB to a library of '
+                . $expected
+            );
         }
     }
 

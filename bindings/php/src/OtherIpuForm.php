@@ -18,9 +18,10 @@ final class OtherIpuForm
     /** @var list<OtherIpuField> */
     private array $fields = [];
 
-    /** @param array<string, mixed> $product a product as listed */
-    public function __construct(array $product)
+    /** @param Product|array<string, mixed> $product a product as listed */
+    public function __construct(Product|array $product)
     {
+        $product = $product instanceof Product ? $product->toArray() : $product;
         $this->product = $product;
         $listed = Library::callJson('sf_other_ipu_fields', Library::toJson($product, 'product_json'));
         foreach ($listed['items'] as $field) {

@@ -32,14 +32,18 @@ final class PaymentStatus implements \JsonSerializable, \Stringable
     }
 
     /**
-     * The status of a payment or notification `data` array (its `status`), or of a status text.
+     * The status of a payment (a MerchantPayment, or a payment or notification `data` array:
+     * its `status`), or of a status text.
      *
-     * @param array<string, mixed>|string|self $status
+     * @param MerchantPayment|array<string, mixed>|string|self $status
      */
     public static function of($status): self
     {
         if ($status instanceof self) {
             return $status;
+        }
+        if ($status instanceof Result) {
+            $status = $status->toArray();
         }
         if (is_array($status)) {
             $status = $status['status'] ?? null;

@@ -69,6 +69,18 @@ final class Reconciler
     }
 
     /**
+     * Client::callText() (private: raw FFI calls are not API), reached in Client's scope.
+     *
+     * @param mixed ...$args
+     */
+    private static function callText(Client $client, string $function, ...$args): string
+    {
+        static $call = null;
+        $call ??= \Closure::bind(static fn (Client $client, string $function, array $args) => $client->callText($function, ...$args), null, Client::class);
+        return $call($client, $function, $args);
+    }
+
+    /**
      * @param list<array<string, mixed>> $records
      * @param array<string, mixed> $options
      * @return \Generator<int, ReconcileReport>
@@ -77,7 +89,7 @@ final class Reconciler
     {
         while (true) {
             $input = Library::toJson(['records' => $records, 'options' => (object) $options], 'input_json');
-            $lines = $client->callText('sf_reconcile', $input, self::BATCH);
+            $lines = self::callText($client, 'sf_reconcile', $input, self::BATCH);
             $last = null;
             foreach (explode("\n", $lines) as $line) {
                 if ($line === '') {

@@ -56,10 +56,10 @@ class StorefrontException extends \RuntimeException
     private array $detail;
 
     /** @param array<string, mixed> $detail the sf_error_json document */
-    final public function __construct(array $detail)
+    final public function __construct(array $detail, ?\Throwable $previous = null)
     {
         $this->detail = $detail;
-        parent::__construct((string) ($detail['message'] ?? ''), (int) ($detail['result'] ?? 499));
+        parent::__construct((string) ($detail['message'] ?? ''), (int) ($detail['result'] ?? 499), $previous);
     }
 
     /**

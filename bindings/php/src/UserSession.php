@@ -17,41 +17,46 @@ final class UserSession
     }
 
     /**
-     * GET {userinfo_endpoint}: the user's claims.
+     * Client::call() on this session's client. Raw FFI calls are not API: Client::call() is
+     * private, and this session (part of the wrapper) reaches it in Client's scope.
      *
-     * @return array<string, mixed>
+     * @param mixed ...$args
+     * @return mixed
      */
-    public function userinfo(): array
+    private function call(string $function, ...$args)
     {
-        return $this->client->call('sf_userinfo_get', $this->token);
+        static $call = null;
+        $call ??= \Closure::bind(static fn (Client $client, string $function, array $args) => $client->call($function, ...$args), null, Client::class);
+        return $call($this->client, $function, $args);
     }
 
-    /**
-     * GET /openapi/v1/merchant with the user's token.
-     *
-     * @return array<string, mixed>
-     */
-    public function merchantProfile(): array
+    /** GET {userinfo_endpoint}: the user's claims. */
+    public function userinfo(): Userinfo
     {
-        return $this->client->call('sf_merchant_profile_get', $this->token);
+        return new Userinfo($this->call('sf_userinfo_get', $this->token));
+    }
+
+    /** GET /openapi/v1/merchant with the user's token. */
+    public function merchantProfile(): MerchantProfile
+    {
+        return new MerchantProfile($this->call('sf_merchant_profile_get', $this->token));
     }
 
     /**
      * One page of products with the user's token.
      *
      * @param array{page?: int, limit?: int, gd_no?: string, search_value?: string} $query
-     * @return array<string, mixed>
      */
-    public function products(array $query = []): array
+    public function products(array $query = []): ProductPage
     {
-        return $this->client->call('sf_products_list', $this->token, Client::query($query));
+        return new ProductPage($this->call('sf_products_list', $this->token, Client::query($query)));
     }
 
     /**
      * Every product over all pages, with the user's token.
      *
      * @param array{limit?: int, gd_no?: string, search_value?: string} $query
-     * @return \Generator<int, array<string, mixed>>
+     * @return \Generator<int, Product>
      */
     public function iterProducts(array $query = []): \Generator
     {
@@ -69,33 +74,25 @@ final class UserSession
     public function createOrder(string $gdNo, $quantity, string $paymentNo, ?array $otherIpu = null): string
     {
         $request = Input::check('order', ['gd_no' => $gdNo, 'quantity' => $quantity, 'payment_no' => $paymentNo, 'other_ipu' => $otherIpu]);
-        return $this->client->call('sf_order_create', $this->token, Library::toJson($request, 'request_json'))['order_no'];
+        return $this->call('sf_order_create', $this->token, Library::toJson($request, 'request_json'))['order_no'];
     }
 
-    /**
-     * The catalog order (its status 0-3 is the order numbering, not the payment's).
-     *
-     * @return array<string, mixed>
-     */
-    public function order(string $orderNo): array
+    /** The catalog order (its status 0-3 is the order numbering, not the payment's). */
+    public function order(string $orderNo): CatalogOrder
     {
-        return $this->client->call('sf_order_get', $this->token, $orderNo);
+        return new CatalogOrder($this->call('sf_order_get', $this->token, $orderNo));
     }
 
-    /**
-     * Starts payment: ['trade_no', 'redirect' (absolute), 'expire_time']. Not proof of payment.
-     *
-     * @return array{trade_no: string, redirect: string, expire_time: int}
-     */
-    public function startPayment(string $orderNo, string $paymentNo): array
+    /** Starts payment: ->trade_no, ->redirect (absolute), ->expire_time. Not proof of payment. */
+    public function startPayment(string $orderNo, string $paymentNo): PaymentStart
     {
-        return $this->client->call('sf_payment_start', $this->token, $orderNo, $paymentNo);
+        return new PaymentStart($this->call('sf_payment_start', $this->token, $orderNo, $paymentNo));
     }
 
     /** Payment status: 0 awaiting payment, 1 paid, 2 cancelled. */
     public function paymentStatus(string $orderNo): int
     {
-        return (int) $this->client->call('sf_payment_status', $this->token, $orderNo)['status'];
+        return (int) $this->call('sf_payment_status', $this->token, $orderNo)['status'];
     }
 
     /**
@@ -114,6 +111,6 @@ final class UserSession
     {
         $interval = Input::int('interval_ms', $intervalMs, 0);
         $timeout = Input::int('timeout_ms', $timeoutMs, 0);
-        return $this->client->call('sf_payment_wait', $this->token, $orderNo, $interval, $timeout);
+        return $this->call('sf_payment_wait', $this->token, $orderNo, $interval, $timeout);
     }
 }

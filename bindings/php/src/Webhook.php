@@ -164,11 +164,12 @@ final class Webhook
      * expectation ['external_reference', 'amount_minor', 'currency', 'test_mode']. Throws
      * ExpectationMismatchException naming the first differing field.
      *
-     * @param array<string, mixed> $payment
+     * @param MerchantPayment|array<string, mixed> $payment
      * @param array{external_reference: string, amount_minor: int, currency: string, test_mode: bool} $expected
      */
-    public static function checkExpectation(array $payment, array $expected): void
+    public static function checkExpectation(MerchantPayment|array $payment, array $expected): void
     {
+        $payment = $payment instanceof MerchantPayment ? $payment->toArray() : $payment;
         Library::callUnit('sf_payment_expectation_check', Library::toJson($payment, 'payment_json'), Library::toJson(Input::check('expectation', $expected), 'expected_json'));
     }
 
@@ -192,12 +193,13 @@ final class Webhook
      * A checked other_ipu for an order of $product (as listed): keys are the key part of its
      * other_ipu_cnf (a label is refused), required inputs need a value.
      *
-     * @param array<string, mixed> $product
+     * @param Product|array<string, mixed> $product
      * @param array<string, string> $values
      * @return array<string, string>
      */
-    public static function otherIpu(array $product, array $values): array
+    public static function otherIpu(Product|array $product, array $values): array
     {
+        $product = $product instanceof Product ? $product->toArray() : $product;
         return Library::callJson('sf_other_ipu_build', Library::toJson($product), Library::toJson((object) $values));
     }
 }

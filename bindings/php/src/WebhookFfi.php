@@ -71,6 +71,7 @@ C;
     public static function ffi(): FFI
     {
         if (self::$ffi === null) {
+            Library::requireFfi();
             try {
                 self::$ffi = FFI::scope(Library::SCOPE);
                 self::$inPlace = false;
@@ -144,8 +145,7 @@ C;
         try {
             $ffi = FFI::cdef(self::DECLARATIONS . ($flags === null ? '' : "\n" . self::PIN), $library);
         } catch (\FFI\Exception $refused) {
-            Library::ffi();
-            throw $refused;
+            throw Library::loadFailure($refused, $library, 'the webhook declarations');
         }
         Library::checkVersion($ffi, $library);
         if ($flags !== null) {

@@ -93,11 +93,14 @@ final class WebhookVerifier
      * json_decode and its data checked as the library's typed decoding would (a signed data
      * that is not a valid payment snapshot is a WebhookBodyException).
      *
+     * The result is a VerifiedNotification: ->id, ->type, ->data (a MerchantPayment: the
+     * payment as of the notification); $notification['data'] is still the array that
+     * Webhook::checkExpectation() takes.
+     *
      * @param array<string, string|list<string>>|mixed $headers
      * @param string|mixed $rawBody
-     * @return array<string, mixed>
      */
-    public function verify($headers, $rawBody): array
+    public function verify($headers, $rawBody): VerifiedNotification
     {
         try {
             return $this->verified($headers, $rawBody, null);
@@ -112,9 +115,8 @@ final class WebhookVerifier
      * @param array<string, string|list<string>>|mixed $headers
      * @param string|mixed $rawBody
      * @param int|mixed $nowUnix
-     * @return array<string, mixed>
      */
-    public function verifyAt($headers, $rawBody, $nowUnix): array
+    public function verifyAt($headers, $rawBody, $nowUnix): VerifiedNotification
     {
         return self::asWebhookFailure(function () use ($headers, $rawBody, $nowUnix) {
             $now = Input::int('now_unix', $nowUnix, PHP_INT_MIN);
@@ -127,9 +129,8 @@ final class WebhookVerifier
      *
      * @param mixed $headers
      * @param mixed $rawBody
-     * @return array<string, mixed>
      */
-    private function verified($headers, $rawBody, ?int $now): array
+    private function verified($headers, $rawBody, ?int $now): VerifiedNotification
     {
         if ($this->handle === null) {
             throw new WebhookConfigException(['result' => 310, 'result_name' => 'webhook_no_verifier', 'message' => 'the verifier was not created', 'field' => 'verifier']);
@@ -151,7 +152,7 @@ final class WebhookVerifier
         if ($result !== 0) {
             throw WebhookFfi::exception($result, $error);
         }
-        return self::decode($rawBody);
+        return new VerifiedNotification(self::decode($rawBody));
     }
 
     /**
@@ -264,8 +265,8 @@ final class WebhookVerifier
      */
     private static function webhookFailure(\Throwable $e, string $default): \Throwable
     {
-        if ($e instanceof WebhookException) {
-            return $e;
+        if ($e instanceof WebhookException || $e instanceof LibraryException) {
+            return $e;   // a LibraryException is the server's setup, not the sender's input (500, not 400)
         }
         if ($e instanceof StorefrontException) {
             $field = $e->field();

@@ -31,7 +31,8 @@ final class CatalogFlowTest extends TestCase
         $this->assertCount(S::ENABLED_PRODUCT_COUNT, array_unique($numbers));
         $beans = $this->client->products(['gd_no' => S::PRODUCT_BEANS])['list'][0];
         $this->assertIsInt($beans['actual_price']);
-        $this->assertIsArray($this->alice->userinfo());
+        $this->assertInstanceOf(\Storefront\Userinfo::class, $this->alice->userinfo());
+        $this->assertIsArray($this->alice->userinfo()->toArray());
     }
 
     /** Contract: the platform coin pays during start; the redirect is absolute against the

@@ -219,7 +219,7 @@ final class NewUserEdgesTest extends TestCase
         $client = new Client(S::get()->config());
         $reference = 'php-version-' . bin2hex(random_bytes(6));
         $created = $client->createMerchantPayment(['external_reference' => $reference, 'amount_minor' => 300, 'currency' => 'USD']);
-        $this->assertArrayHasKey('status_version', $created);
+        $this->assertArrayHasKey('status_version', $created->toArray());
         $this->assertNull($created['status_version']);
         $queried = $client->merchantPayment($created['order_no']);
         $this->assertIsInt($queried['status_version']);

@@ -117,12 +117,12 @@ final class ReconcileTest extends TestCase
         return $this->client->listMerchantPayments(['external_reference' => $reference, 'limit' => 100]);
     }
 
-    /** @return array<string, mixed> */
+    /** @return array<string, mixed> the payment as the array the contract sends */
     private function one(string $name): array
     {
         $found = $this->truth($this->ref($name));
         $this->assertCount(1, $found, $name);
-        return $found[0];
+        return $found[0]->toArray();
     }
 
     /** @return list<string> */
@@ -184,7 +184,7 @@ final class ReconcileTest extends TestCase
         $this->sbx->control('POST', '/clock/advance', ['seconds' => 120]);
         $this->sbx->control('POST', '/sweep');
 
-        $unknownBody = ['status' => 'settled_v2', 'status_version' => 7] + $this->client->merchantPayment($unknown);
+        $unknownBody = ['status' => 'settled_v2', 'status_version' => 7] + $this->client->merchantPayment($unknown)->toArray();
         $this->sbx->fault('GET', "/openapi/v1/merchant-payments/$unknown", ['status' => 200, 'body' => $unknownBody, 'times' => 1000]);
         $this->sbx->fault('GET', "/openapi/v1/merchant-payments/$failing", ['status' => 500, 'times' => 1000]);
 

@@ -47,7 +47,7 @@ final class SharedStateTest extends TestCase
         throw new \RuntimeException("no `$class` window in " . json_encode($state));
     }
 
-    private static function create(Client $client): array
+    private static function create(Client $client): \Storefront\CreatedMerchantPayment
     {
         return $client->createMerchantPayment([
             'external_reference' => 'php-shared-' . bin2hex(random_bytes(8)),

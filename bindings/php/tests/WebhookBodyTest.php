@@ -93,10 +93,10 @@ final class WebhookBodyTest extends TestCase
     {
         $verifier = new WebhookVerifier([self::SECRET]);
         $body = self::body();
-        $this->assertSame(self::decodingExport($body), $verifier->verifyAt(self::headers($body), $body, self::NOW));
+        $this->assertSame(self::decodingExport($body), $verifier->verifyAt(self::headers($body), $body, self::NOW)->toArray());
         $sparse = self::body([], ['payment_no', 'event_id', 'provider_trade_no', 'occurred_at']);
         $onePass = $verifier->verifyAt(self::headers($sparse), $sparse, self::NOW);
-        $this->assertEquals(self::decodingExport($sparse), $onePass);
+        $this->assertEquals(self::decodingExport($sparse), $onePass->toArray());
         $this->assertSame('', $onePass['data']['payment_no']);
         $this->assertNull($onePass['data']['event_id']);
     }
@@ -175,7 +175,7 @@ final class WebhookBodyTest extends TestCase
             if ($field === 'status_version' && is_string($value)) {
                 $body = str_replace('"status_version": "' . $value . '"', '"status_version": ' . $value, $body);
             }
-            $e = self::failure(fn () => $verifier->verifyAt(self::headers($body), $body, self::NOW));
+            $e = self::failure(fn () => $verifier->verifyAt(self::headers($body), $body, self::NOW)->toArray());
             $this->assertInstanceOf(WebhookBodyException::class, $e, "$field " . json_encode($value));
             $this->assertSame('webhook_invalid_body', $e->resultName());
             $this->assertStringContainsString("data.$field", $e->getMessage());
