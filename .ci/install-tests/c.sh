@@ -3,6 +3,12 @@
 # nothing but `pkg-config --cflags --libs storefront`, check the program needs the versioned
 # SONAME, run it against a standalone sandbox; then link the same program against the static
 # library (`pkg-config --static`) and run that too.
+# Then the quick start docs/c.md, its blocks taken out of the page (.ci/lib/md-block) and run as
+# written: the private-prefix lines (no LD_LIBRARY_PATH, no PKG_CONFIG_PATH of ours), and as root
+# the system-wide lines (`tar -C /usr/local && ldconfig`) in a mount namespace of their own, where
+# /usr/local is an empty tmpfs and /etc an overlay, so the machine's /usr/local and
+# /etc/ld.so.cache are untouched. The program's defaults (the sandbox on port 8080) are checked
+# against what the sandbox reports; it is pointed at this test's sandbox by its variables.
 set -euo pipefail
 source "$STOREFRONT_CI/install-tests/common.sh"
 no_rust_toolchain
@@ -41,4 +47,71 @@ passed=$((passed + 1))
 ./example_static "$PWD/ready.json" > static.out
 grep -qx "all checks passed" static.out
 passed=$((passed + 1))
+
+# --- docs/c.md, as written ----------------------------------------------------------------------
+doc="$STOREFRONT_CI/../docs/c.md"
+md_block() { python3 "$STOREFRONT_CI/lib/md-block" "$doc" "$1"; }
+# The defaults the page documents and the program carries are the sandbox's on port 8080: its
+# endpoints with the port replaced, and the merchant client it prints at start.
+md_block "c quickstart.c" >quickstart.c
+python3 - "$PWD/ready.json" "$PWD/sandbox.log" quickstart.c "$doc" >endpoints.txt <<'EOF'
+import json, re, sys
+ready = json.load(open(sys.argv[1]))
+log, source, doc = (open(p).read() for p in sys.argv[2:])
+defaults = dict(re.findall(r'setting\("(STOREFRONT_[A-Z_]+)", "([^"]*)"\)', source))
+port = ready["origin"].rsplit(":", 1)[1]
+expected = {
+    "STOREFRONT_BASE_URL": ready["base_url"].replace(":" + port, ":8080"),
+    "STOREFRONT_TOKEN_ENDPOINT": ready["token_endpoint"].replace(":" + port, ":8080"),
+}
+client = re.search(r"^  (sbx_merchant_client) +(\S+) +merchant .*\(all scopes\)$", log, re.M)
+expected["STOREFRONT_CLIENT_ID"], expected["STOREFRONT_CLIENT_SECRET"] = client.groups()
+for name, value in expected.items():
+    if defaults.get(name) != value:
+        sys.exit(f"install-c: quickstart.c defaults {name} to {defaults.get(name)!r}, the sandbox on 8080 gives {value!r}")
+    if f"| `{name}` | `{value}`" not in doc:
+        sys.exit(f"install-c: docs/c.md does not document {name} = {value}")
+print(ready["base_url"], ready["token_endpoint"])
+EOF
+read -r base_url token_endpoint <endpoints.txt
+passed=$((passed + 1))
+# The page's own settings, nothing of this script's: the sandbox's address, HOME for its $HOME.
+quickstart_env=(env -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH -u STOREFRONT_CLIENT_ID -u STOREFRONT_CLIENT_SECRET
+  "STOREFRONT_BASE_URL=$base_url" "STOREFRONT_TOKEN_ENDPOINT=$token_endpoint")
+expected_line="^storefront $version: payment [A-Za-z0-9_-]+ of 12\.50 USD is pending\$"
+# The program also compiles cleanly as strict C11.
+gcc -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$prefix/include" quickstart.c
+
+mkdir -p private && cp "$tarball" quickstart.c private/
+md_block "sh private-prefix" >private/private-prefix.sh
+(cd private && "${quickstart_env[@]}" HOME="$PWD/home" bash -euo pipefail private-prefix.sh >out.txt)
+grep -qE "$expected_line" private/out.txt || { cat private/out.txt >&2; echo "install-c: the private-prefix quick start printed the above" >&2; exit 1; }
+readelf -d private/quickstart | grep -q "R.*PATH.*$PWD/private/home/.local/storefront/lib" \
+  || { echo "install-c: the private-prefix program has no rpath to its prefix" >&2; exit 1; }
+echo "install-c: docs/c.md private prefix: $(cat private/out.txt)"
+passed=$((passed + 1))
+
+if [[ $(id -u) == 0 ]] && unshare --mount --propagation private true 2>/dev/null; then
+  mkdir -p system/etc-up system/etc-work && cp "$tarball" quickstart.c system/
+  md_block "sh system-wide" >system/system-wide.sh
+  cache_before=$(sha256sum /etc/ld.so.cache)
+  (cd system && "${quickstart_env[@]}" unshare --mount --propagation private bash -euo pipefail -c '
+    mount -t tmpfs tmpfs /usr/local
+    # /etc writable for ldconfig (it renames its new cache over /etc/ld.so.cache, which a bind
+    # mount of the file alone refuses): an overlay, or a bind-mounted copy where overlays fail.
+    if ! mount -t overlay overlay -o "lowerdir=/etc,upperdir=$PWD/etc-up,workdir=$PWD/etc-work" /etc 2>/dev/null; then
+      cp -a /etc "$PWD/etc-copy" && mount --bind "$PWD/etc-copy" /etc
+    fi
+    bash -euo pipefail system-wide.sh >out.txt
+    ldd ./quickstart | grep -q "libstorefront.so.0 => /usr/local/lib/libstorefront.so.0"       || { ldd ./quickstart >&2; echo "install-c: the system-wide program does not load /usr/local/lib" >&2; exit 1; }
+    ! readelf -d ./quickstart | grep -q "R.*PATH"
+  ')
+  grep -qE "$expected_line" system/out.txt || { cat system/out.txt >&2; echo "install-c: the system-wide quick start printed the above" >&2; exit 1; }
+  [[ ! -e /usr/local/lib/libstorefront.so.0 && "$(sha256sum /etc/ld.so.cache)" == "$cache_before" ]] \
+    || { echo "install-c: the system-wide run touched the real /usr/local or /etc/ld.so.cache" >&2; exit 1; }
+  echo "install-c: docs/c.md system-wide (own mount namespace): $(cat system/out.txt)"
+  passed=$((passed + 1))
+else
+  echo "install-c: docs/c.md system-wide lines NOT run: needs root and unshare --mount (an isolated /usr/local)"
+fi
 echo "install-c: $passed passed, 0 failed"

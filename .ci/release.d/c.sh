@@ -7,6 +7,7 @@
 #   prefix/include/storefront.h               the cbindgen header
 #   prefix/lib/pkgconfig/storefront.pc        relocatable (prefix from ${pcfiledir})
 #   storefront-c-<version>-linux-x86_64.tar.gz the prefix, to unpack into /usr/local or anywhere
+#                                             (docs/c.md: the C quick start)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${STOREFRONT_VERSION:?}" "${STOREFRONT_RELEASE_LIB:?}" "${STOREFRONT_RELEASE_STATICLIB:?}" "${STOREFRONT_OUT:?}"
@@ -29,5 +30,7 @@ chmod 0644 "$prefix/lib/libstorefront.a"
 install -m 0644 include/storefront.h "$prefix/include/storefront.h"
 sed -e "s|@VERSION@|$STOREFRONT_VERSION|" include/storefront.pc.in > "$prefix/lib/pkgconfig/storefront.pc"
 
-tar -C "$prefix" -czf "$out/storefront-c-$STOREFRONT_VERSION-linux-x86_64.tar.gz" .
+# lib/ and include/ only, owned by root: unpacked as root into /usr/local, it must not change the
+# owner or mode of /usr/local itself (a "./" entry would).
+tar -C "$prefix" --owner=0 --group=0 --numeric-owner -czf "$out/storefront-c-$STOREFRONT_VERSION-linux-x86_64.tar.gz" lib include
 echo "c: $prefix (SONAME $soname) and $(basename "$out"/storefront-c-*.tar.gz)"

@@ -23,11 +23,9 @@ release_lib="${STOREFRONT_RELEASE_LIB:?set by .ci/release}"
 out="${STOREFRONT_OUT:?set by .ci/release}"
 [[ -f "$release_lib" ]] || { echo "php release: no release library at $release_lib" >&2; exit 1; }
 
-if ! command -v php >/dev/null || ! command -v composer >/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq php-cli composer >/dev/null
-fi
+for tool in php composer; do # installed by .ci/release-prerequisites --install, never here
+  command -v "$tool" >/dev/null || { echo "php release: $tool is required (.ci/release-prerequisites)" >&2; exit 1; }
+done
 php -r 'exit(extension_loaded("ffi") ? 0 : 1);' || { echo "php release: PHP lacks the FFI extension" >&2; exit 1; }
 export COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_NO_INTERACTION=1
 

@@ -3,7 +3,7 @@
 # packaged crate is built from its .crate contents, so a missing file fails here), the .crate
 # files copied to $STOREFRONT_OUT/rust/, and the declared minimum supported Rust version
 # (rust-version in Cargo.toml) checked by building both crates, every feature, with that
-# toolchain and the locked dependencies.
+# toolchain and the locked dependencies (.ci/release checks that toolchain is installed first).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${STOREFRONT_VERSION:?}" "${STOREFRONT_OUT:?}"
@@ -29,6 +29,10 @@ if [[ -n "$unexpected" ]]; then
 fi
 
 msrv=$(sed -n '/^\[workspace.package\]/,/^\[/s/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
-rustup toolchain install "$msrv" --profile minimal >/dev/null
+# The toolchain is installed by .ci/release-prerequisites --install, never here.
+rustup toolchain list | grep -q "^$msrv-" || {
+  echo "rust: the MSRV toolchain $msrv is not installed: rustup toolchain install $msrv --profile minimal" >&2
+  exit 1
+}
 CARGO_TARGET_DIR="$target/msrv" cargo "+$msrv" check --locked -q -p storefront -p storefront-sandbox --all-features --lib --bins
 echo "rust: packaged $(cd "$out" && ls) ; builds with the declared MSRV $msrv"
