@@ -8,8 +8,9 @@
 #   OUT/jvm/storefront-VERSION-sources.jar
 #   OUT/jvm/repo/                           a Maven repository holding the three (point a build at
 #                                           it: file:///.../jvm/repo); the install test uses it
-# and installs the same artifact into the local Maven repository (~/.m2), where
-# examples/kotlin and any other JVM project on this machine resolve it by its coordinates.
+# and, only with `.ci/release --install-m2` (STOREFRONT_INSTALL_M2=1), installs the same artifact
+# into the local Maven repository (~/.m2), where examples/kotlin and any other JVM project on
+# this machine then resolve it by its coordinates.
 # Tests are skipped here: suite 40-kotlin runs them (against the debug library).
 #
 # Environment (set by .ci/release): STOREFRONT_VERSION, STOREFRONT_RELEASE_LIB, STOREFRONT_OUT.
@@ -70,8 +71,11 @@ for spec in ${STOREFRONT_JVM_LIBS:-}; do
 done
 
 echo "jvm: building dev.storefront:storefront:$version with ${expected_entries[*]}"
-# deploy = package + install (~/.m2) + deploy into the release's file repository.
-mvn_plain -q -f bindings/kotlin/pom.xml deploy \
+# deploy = package + install (~/.m2, skipped unless asked for) + deploy into the release's file
+# repository.
+m2_skip=()
+[[ "${STOREFRONT_INSTALL_M2:-0}" == 1 ]] || m2_skip=(-Dmaven.install.skip=true)
+mvn_plain -q -f bindings/kotlin/pom.xml deploy "${m2_skip[@]}" \
   -DskipTests \
   -Dstorefront.native.dir="$work/linux-x86-64" \
   -Dstorefront.native.resources="$work/resources" \
@@ -99,10 +103,13 @@ size=$(stat -c %s "$jar")
 echo "jvm: $jar: $size bytes (budget $budget)"
 (( size < budget )) || { echo "jvm: the jar is over its budget" >&2; exit 1; }
 
-# What was installed into ~/.m2 is this same jar.
-m2="$(mvn_plain -q org.apache.maven.plugins:maven-help-plugin:3.5.1:evaluate -Dexpression=settings.localRepository -DforceStdout || echo "$HOME/.m2/repository")"
-cmp -s "$jar" "$m2/dev/storefront/storefront/$version/storefront-$version.jar" \
-  || { echo "jvm: the jar installed in $m2 differs from $jar" >&2; exit 1; }
-
-echo "jvm: installed dev.storefront:storefront:$version into $m2 and $out/repo"
+if [[ "${STOREFRONT_INSTALL_M2:-0}" == 1 ]]; then
+  # What was installed into ~/.m2 is this same jar.
+  m2="$(mvn_plain -q org.apache.maven.plugins:maven-help-plugin:3.5.1:evaluate -Dexpression=settings.localRepository -DforceStdout || echo "$HOME/.m2/repository")"
+  cmp -s "$jar" "$m2/dev/storefront/storefront/$version/storefront-$version.jar" \
+    || { echo "jvm: the jar installed in $m2 differs from $jar" >&2; exit 1; }
+  echo "jvm: installed dev.storefront:storefront:$version into $m2 and $out/repo"
+else
+  echo "jvm: dev.storefront:storefront:$version in $out/repo (not installed into ~/.m2: .ci/release --install-m2 does)"
+fi
 ( cd "$out" && ls -l storefront-"$version"* && echo "jar contents (native libraries):" && unzip -l "storefront-$version.jar" | grep -E '\.(so|dylib|dll)$' )
