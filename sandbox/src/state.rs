@@ -1,6 +1,6 @@
 //! The application state every handler and background worker shares: the clock, the origin,
 //! the notification delivery client and its pinned host names, the loopback switch, and the
-//! one lock over the [`Db`].
+//! one lock over the database of per-domain stores (`Db`, crate-internal).
 //!
 //! Only the HTTP side (handlers, middleware, the router, the background worker) sees this
 //! type; the domain stores and rules never do.

@@ -1,5 +1,5 @@
 //! HTTP side of rate limits: `DELETE /_sandbox/limits`. Handlers count requests with
-//! [`crate::state::AppState::check_limit`].
+//! `AppState::check_limit` (crate-internal).
 
 use std::sync::Arc;
 

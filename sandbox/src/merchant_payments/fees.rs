@@ -4,7 +4,7 @@
 //! payment is confirmed. Available coin is used first, then approved credit. A payment that
 //! went to `review` at expiry gets its reservation released once, only after the channel
 //! confirmed the session expired (contract, "States and transitions", pending → review; see
-//! [`super::machine::verify_channel_expiry`]).
+//! [`super::rules::verify_channel_expiry`]).
 //!
 //! Platform channels credit the merchant and take no separate fee in this model.
 
