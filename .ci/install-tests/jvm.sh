@@ -3,7 +3,8 @@
 # a JVM project that depends on dev.storefront:storefront:VERSION by its coordinates, resolved
 # from the Maven repository of the release folder (OUT/jvm/repo, written by
 # .ci/release.d/jvm.sh), runs the Kotlin example and the Java example (javac, the Java API with
-# CompletableFuture) against a standalone sandbox.
+# CompletableFuture) against a standalone sandbox, and a shop's own JUnit 5 test with the
+# sandbox extension dev.storefront:storefront-testing:VERSION from the same repository.
 #
 # Maven's local repository: a fresh one in this folder (so an SDK that `mvn install` or suite
 # 40-kotlin put into ~/.m2 can never stand in for the released one: Maven prefers a locally
@@ -106,4 +107,66 @@ for lang in kotlin java; do
     fail "$lang example failed"
   fi
 done
+
+# A shop's own JUnit 5 test (Java) with dev.storefront:storefront-testing:VERSION from the release
+# repository: @ExtendWith(StorefrontSandboxExtension.class) starts $STOREFRONT_SANDBOX_BIN and
+# injects a client of the seeded merchant; the buyer pays through trigger.
+mkdir -p project-shop/src/test/java/shop
+cat >project-shop/pom.xml <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>shop</groupId>
+  <artifactId>shop</artifactId>
+  <version>1</version>
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>17</maven.compiler.release>
+  </properties>
+  <repositories>
+    <repository><id>storefront</id><url>$repo_url</url></repository>
+  </repositories>
+  <dependencies>
+    <dependency><groupId>dev.storefront</groupId><artifactId>storefront</artifactId><version>$version</version></dependency>
+    <dependency><groupId>dev.storefront</groupId><artifactId>storefront-testing</artifactId><version>$version</version><scope>test</scope></dependency>
+    <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.13.4</version><scope>test</scope></dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.4</version></plugin>
+    </plugins>
+  </build>
+</project>
+POM
+cat >project-shop/src/test/java/shop/CheckoutTest.java <<'JAVA'
+package shop;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.storefront.Storefront;
+import dev.storefront.StorefrontClient;
+import dev.storefront.testing.StorefrontSandbox;
+import dev.storefront.testing.StorefrontSandboxExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(StorefrontSandboxExtension.class)
+class CheckoutTest {
+    @Test
+    void paid(StorefrontClient client, StorefrontSandbox sandbox) throws Exception {
+        String orderNo = client.createMerchantPayment(Storefront.merchantPaymentRequest()
+            .externalReference("shop-1").amountMinor(1250).currency("USD").build()).getPayment().getOrderNo();
+        sandbox.trigger("pay", orderNo, "--channel", "ch_card_usd");
+        assertTrue(Storefront.isPaid(client.getMerchantPayment(orderNo).getStatus()));
+    }
+}
+JAVA
+if STOREFRONT_SANDBOX_BIN="$STOREFRONT_SANDBOX_BIN" mvn_plain -f project-shop/pom.xml -C "-Dmaven.repo.local=$m2" -Djna.nosys=true test >shop-test.out &&
+  grep -q 'Tests run: 1, Failures: 0, Errors: 0, Skipped: 0' shop-test.out; then
+  pass "a shop's JUnit 5 test with dev.storefront:storefront-testing:$version (from the release repository) sees paid"
+else
+  cat shop-test.out >&2
+  fail "the shop's JUnit 5 test with storefront-testing"
+fi
 finish

@@ -132,6 +132,32 @@ run_example() {
 }
 check "the example passes with the installed package (library $version)" run_example
 
+# The PHPUnit fixture's class (src/Testing) from the installed package: with the binary named it
+# starts the sandbox and its config() reaches it; without one it says how to install it.
+cat >app/sandbox_fixture.php <<'PHP'
+<?php
+
+declare(strict_types=1);
+
+require __DIR__ . '/vendor/autoload.php';
+
+try {
+    $sandbox = Storefront\Testing\Sandbox::start();
+} catch (Storefront\StorefrontException $missing) {
+    echo 'missing: ', $missing->getMessage(), "\n";
+    exit(0);
+}
+echo 'merchant ', (new Storefront\Client($sandbox->config()))->merchantProfile()->merchant_no, "\n";
+PHP
+run_sandbox_fixture() {
+  (cd app && STOREFRONT_SANDBOX_BIN="$sandbox_bin" php sandbox_fixture.php) >fixture.log 2>&1 &&
+    grep -qx 'merchant M10001' fixture.log &&
+    (cd app && PATH=/usr/bin:/bin php sandbox_fixture.php) >fixture-missing.log 2>&1 &&
+    grep -q 'missing: storefront-sandbox is not installed: `pip install storefront-sandbox`' fixture-missing.log ||
+    { cat fixture.log fixture-missing.log >&2; return 1; }
+}
+check "Storefront\\Testing\\Sandbox from the installed package starts the sandbox" run_sandbox_fixture
+
 # The webhook receiver (the README's three lines) and a sender that signs with the wrapper's
 # test signer (like the service: sha256 HMAC over "timestamp.body").
 secret=whsec_install_test_0123456789abcdef0123

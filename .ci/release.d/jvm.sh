@@ -7,7 +7,9 @@
 #   OUT/jvm/storefront-VERSION.pom          its pom (dependencies: kotlin-stdlib, coroutines, JNA)
 #   OUT/jvm/storefront-VERSION-sources.jar
 #   OUT/jvm/repo/                           a Maven repository holding the three (point a build at
-#                                           it: file:///.../jvm/repo); the install test uses it
+#                                           it: file:///.../jvm/repo); the install test uses it;
+#                                           also dev.storefront:storefront-testing:VERSION, the
+#                                           JUnit 5 sandbox extension (bindings/kotlin-testing)
 # and, only with `.ci/release --install-m2` (STOREFRONT_INSTALL_M2=1), installs the same artifact
 # into the local Maven repository (~/.m2), where examples/kotlin and any other JVM project on
 # this machine then resolve it by its coordinates.
@@ -102,6 +104,33 @@ grep -qE ' dev/storefront/StorefrontClient\.class$' <<<"$listing" || { echo "jvm
 size=$(stat -c %s "$jar")
 echo "jvm: $jar: $size bytes (budget $budget)"
 (( size < budget )) || { echo "jvm: the jar is over its budget" >&2; exit 1; }
+
+# dev.storefront:storefront-testing:VERSION (bindings/kotlin-testing): the JUnit 5 sandbox
+# extension, a separate artifact (a shop adds it with <scope>test</scope>; JUnit is `provided`),
+# deployed into the same repository only (OUT/jvm/repo; the top of OUT/jvm keeps the SDK's three
+# files). It resolves the storefront jar just built from a scratch local repository (a copy of
+# ~/.m2/repository's third-party artifacts plus that jar and pom), so ~/.m2 is left alone.
+testing_m2="$work/m2"
+mkdir -p "$testing_m2"
+if [[ -d "$HOME/.m2/repository" ]]; then
+  (cd "$HOME/.m2/repository" && find . -mindepth 1 -maxdepth 1 ! -name dev -exec cp -r {} "$testing_m2/" \;)
+fi
+mvn_plain -q -Dmaven.repo.local="$testing_m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
+  -Dfile="$jar" -DpomFile="$out/storefront-$version.pom"
+mvn_plain -q -Dmaven.repo.local="$testing_m2" -f bindings/kotlin-testing/pom.xml deploy -Dmaven.install.skip=true \
+  -DskipTests \
+  -Dstorefront.build.dir="$work/testing-build" \
+  -DaltDeploymentRepository="storefront-dist::file://$out/repo"
+testing_jar="$out/repo/dev/storefront/storefront-testing/$version/storefront-testing-$version.jar"
+testing_listing=$(unzip -l "$testing_jar")
+grep -qE ' dev/storefront/testing/StorefrontSandboxExtension\.class$' <<<"$testing_listing" \
+  || { echo "jvm: the extension is missing from $testing_jar" >&2; exit 1; }
+! grep -qE ' org/junit/' <<<"$testing_listing" || { echo "jvm: $testing_jar carries JUnit classes" >&2; exit 1; }
+echo "jvm: dev.storefront:storefront-testing:$version in $out/repo ($(stat -c %s "$testing_jar") bytes)"
+if [[ "${STOREFRONT_INSTALL_M2:-0}" == 1 ]]; then
+  mvn_plain -q org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
+    -Dfile="$testing_jar" -DpomFile="${testing_jar%.jar}.pom"
+fi
 
 if [[ "${STOREFRONT_INSTALL_M2:-0}" == 1 ]]; then
   # What was installed into ~/.m2 is this same jar.

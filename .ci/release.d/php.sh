@@ -2,8 +2,9 @@
 # Release step (run by .ci/release): the Composer package storefront/storefront.
 #   OUT/php/storefront-php/              the package folder (a Composer "path" repository)
 #   OUT/php/storefront-php-VERSION.zip   the same folder, zipped (top folder storefront-php/)
-# The package holds composer.json, src/ (PSR-4 Storefront\ => src/), storefront.php (autoloader
-# without Composer), preload.php (opcache.preload for ffi.enable=preload), README.md, VERSION,
+# The package holds composer.json, src/ (PSR-4 Storefront\ => src/; src/Testing holds the
+# PHPUnit sandbox fixture Storefront\Testing\*, not the sandbox program), storefront.php
+# (autoloader without Composer), preload.php (opcache.preload for ffi.enable=preload), README.md, VERSION,
 # include/storefront.h (the shipped header) and lib/<platform>/libstorefront.so (the stripped
 # release library; platform as Storefront\Library::platform() names it, e.g. linux-x86_64).
 # Storefront\Library finds the header and the library inside the package, relative to its own
@@ -37,11 +38,12 @@ dest="$out/php"
 pkg="$dest/storefront-php"
 zip="$dest/storefront-php-$version.zip"
 rm -rf "$pkg" "$dest"/storefront-php-*.zip
-mkdir -p "$pkg/src" "$pkg/include" "$pkg/lib/$platform"
+mkdir -p "$pkg/src/Testing" "$pkg/include" "$pkg/lib/$platform"
 
 src=bindings/php
 cp "$src/composer.json" "$src/storefront.php" "$src/preload.php" "$src/README.md" "$pkg/"
 cp "$src"/src/*.php "$pkg/src/"
+cp "$src"/src/Testing/*.php "$pkg/src/Testing/"
 cp include/storefront.h "$pkg/include/storefront.h"
 install -m 0644 "$release_lib" "$pkg/lib/$platform/libstorefront.so"
 printf '%s\n' "$version" >"$pkg/VERSION"
@@ -67,7 +69,7 @@ warnings=$(cd "$pkg" && composer validate --strict --no-check-lock 2>&1 | grep '
 }
 [[ "$(php -r 'echo json_decode(file_get_contents($argv[1]), true)["version"];' "$pkg/composer.json")" == "$version" ]]
 # The wrapper loads its own library and header with no environment.
-for file in "$pkg"/src/*.php "$pkg"/*.php; do php -l "$file" >/dev/null; done
+for file in "$pkg"/src/*.php "$pkg"/src/Testing/*.php "$pkg"/*.php; do php -l "$file" >/dev/null; done
 loaded=$(cd / && env -u STOREFRONT_LIB -u STOREFRONT_HEADER php -r '
   require $argv[1] . "/storefront.php";
   echo Storefront\Library::version(), " ", Storefront\Library::libraryPath(), " ", Storefront\Library::headerPath();

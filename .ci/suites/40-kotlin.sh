@@ -2,7 +2,8 @@
 # Kotlin (uniffi): the checked-in Kotlin and Swift bindings are not stale, then the Maven suite
 # runs the Kotlin API and its Java forms (Kotlin and Java tests) against the standalone sandbox
 # with the freshly built native library, and the Kotlin and Java examples, which depend on
-# dev.storefront:storefront:VERSION by its coordinates, run against the jar just tested.
+# dev.storefront:storefront:VERSION by its coordinates, run against the jar just tested; the
+# JUnit 5 sandbox extension (bindings/kotlin-testing) is built and tested against that jar too.
 # Needs Java 17+ and Maven (present on every machine; Maven pulls its dependencies) and
 # PostgreSQL, which .ci/install-servers.sh installs from Debian's packages when missing.
 set -euo pipefail
@@ -78,6 +79,10 @@ if [[ -d "$home_m2" ]]; then
 fi
 mvn -B -ntp -q -Dmaven.repo.local="$m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
   -Dfile="$jar" -DpomFile=bindings/kotlin/pom.xml
+# The JUnit 5 extension (dev.storefront:storefront-testing, bindings/kotlin-testing) against that
+# jar: its Java tests use it as a shop does (@ExtendWith, an injected client, trigger pay).
+mvn -B -ntp -Dmaven.repo.local="$m2" -f bindings/kotlin-testing/pom.xml verify \
+  -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox"
 source .ci/sandbox.sh
 start_sandbox target/debug/storefront-sandbox "$work"
 origin=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["origin"])' "$work/ready.json")

@@ -4,6 +4,8 @@
 #   bindings/kotlin/pom.xml    <version> of dev.storefront:storefront
 #   examples/kotlin/pom.xml    <storefront.version>, the dependency the example resolves
 #   examples/java/pom.xml      <storefront.version>, the same for the Java example
+#   bindings/kotlin-testing/pom.xml  <version> of dev.storefront:storefront-testing (it depends on
+#                              dev.storefront:storefront:${project.version})
 # Usage: bindings/kotlin/check-version.sh          check (the release step and suite 40-kotlin)
 #        bindings/kotlin/check-version.sh write    copy Cargo's version into the poms
 set -euo pipefail
@@ -22,6 +24,7 @@ places = [
     ("bindings/kotlin/pom.xml", "m:version", "version"),
     ("examples/kotlin/pom.xml", "m:properties/m:storefront.version", "storefront.version"),
     ("examples/java/pom.xml", "m:properties/m:storefront.version", "storefront.version"),
+    ("bindings/kotlin-testing/pom.xml", "m:version", "version"),
 ]
 bad = 0
 for rel, path, tag in places:
