@@ -371,6 +371,39 @@ sf_result sf_client_new(const char *config_json,
                         sf_client **client_out,
                         sf_error **error_out);
 
+// Reads the configuration from the process environment with the core's `Config::from_env`
+// (the one implementation of the rule; every binding calls it) and writes it as the JSON
+// configuration `sf_client_new` and `sf_client_persistent` take.
+//
+// | Variable | Required | Sets |
+// |---|---|---|
+// | `STOREFRONT_BASE_URL` | yes | `base_url` (with its path prefix) |
+// | `STOREFRONT_TOKEN_ENDPOINT` | yes | `token_endpoint` |
+// | `STOREFRONT_CLIENT_ID` | yes | `client_id` |
+// | `STOREFRONT_CLIENT_SECRET` | yes | `client_secret` |
+// | `STOREFRONT_USERINFO_ENDPOINT` | no | `userinfo_endpoint` |
+// | `STOREFRONT_SCOPES` | no | `scopes`, space-separated (default: profile, products, merchant payments) |
+// | `STOREFRONT_ALLOW_INSECURE_LOOPBACK` | no | `allow_insecure_loopback`: `1`/`true`/`yes` or `0`/`false`/`no` |
+// | `STOREFRONT_ROOT_CA_PEM_FILE` | no | `root_ca_pem`, read from this PEM file (the sandbox's `--tls` CA) |
+// | `STOREFRONT_SHARED_STATE` | no | `shared_state` (a store URL; may carry a password) |
+//
+// `storefront-sandbox` prints the lines that set them for its seeded merchant. An empty
+// variable counts as unset. A missing required variable, a value that is not UTF-8 or a bad
+// value (an `http://` URL without `STOREFRONT_ALLOW_INSECURE_LOOPBACK=1`, an unreadable PEM
+// file) is `SF_RESULT_CONFIG`, whose message names the variable and never holds a secret.
+//
+// On success `*config_json_out` receives a JSON object owned by the caller (free with
+// `sf_string_free`) with `base_url`, `token_endpoint`, `client_id`, `client_secret`, `scopes`,
+// `allow_insecure_loopback` and, when set, `userinfo_endpoint`, `root_ca_pem`, `shared_state`;
+// the other settings are left out, so they take their defaults (a caller may add keys before
+// passing it on). It holds the client secret (and the store URL): do not log it. The string is
+// wiped when freed.
+//
+// # Safety
+// `config_json_out` and `error_out` NULL or writable.
+sf_result sf_config_from_env(char **config_json_out,
+                             sf_error **error_out);
+
 // Like `sf_client_new`, but every call in this process with the same configuration (compared
 // after parsing: key order and spelled-out defaults do not matter; the client secret counts)
 // gets a handle to one shared client: one runtime, one connection pool, one token cache, which

@@ -18,6 +18,13 @@ use crate::error::{Error, Result};
 use crate::rate_limit::RateLimits;
 use crate::secret::Secret;
 
+mod env;
+pub use env::{
+    ENV_ALLOW_INSECURE_LOOPBACK, ENV_BASE_URL, ENV_CLIENT_ID, ENV_CLIENT_SECRET,
+    ENV_ROOT_CA_PEM_FILE, ENV_SCOPES, ENV_SHARED_STATE, ENV_TOKEN_ENDPOINT, ENV_USERINFO_ENDPOINT,
+    ENV_VARIABLES,
+};
+
 /// Default scopes of the client-credentials token: merchant profile, products and merchant
 /// collection.
 pub const DEFAULT_CLIENT_SCOPES: &[&str] = &[
@@ -116,7 +123,9 @@ impl RetryPolicy {
 }
 
 /// Everything a [`crate::Client`] needs. Build with [`Config::new`] and the `with_*` methods,
-/// or deserialize from JSON (durations as `*_ms` fields), then pass to [`crate::Client::new`].
+/// read it from `STOREFRONT_*` environment variables with [`Config::from_env`] (the same code for
+/// production and the sandbox), or deserialize from JSON (durations as `*_ms` fields), then pass
+/// to [`crate::Client::new`].
 ///
 /// Defaults (the README section "Defaults" is the same table, checked by a test):
 ///

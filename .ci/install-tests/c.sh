@@ -7,8 +7,10 @@
 # written: the private-prefix lines (no LD_LIBRARY_PATH, no PKG_CONFIG_PATH of ours), and as root
 # the system-wide lines (`tar -C /usr/local && ldconfig`) in a mount namespace of their own, where
 # /usr/local is an empty tmpfs and /etc an overlay, so the machine's /usr/local and
-# /etc/ld.so.cache are untouched. The program's defaults (the sandbox on port 8080) are checked
-# against what the sandbox reports; it is pointed at this test's sandbox by its variables.
+# /etc/ld.so.cache are untouched. The program reads its configuration with sf_config_from_env: the
+# page's sandbox lines (```sh sandbox-env, the sandbox on port 8080) are checked against the lines
+# this test's sandbox prints (its port replaced by 8080), and the program runs with exactly the
+# variables that sandbox gives (its ready file's "env"), nothing else of this script's.
 set -euo pipefail
 source "$STOREFRONT_CI/install-tests/common.sh"
 no_rust_toolchain
@@ -51,33 +53,35 @@ passed=$((passed + 1))
 # --- docs/c.md, as written ----------------------------------------------------------------------
 doc="$STOREFRONT_CI/../docs/c.md"
 md_block() { python3 "$STOREFRONT_CI/lib/md-block" "$doc" "$1"; }
-# The defaults the page documents and the program carries are the sandbox's on port 8080: its
-# endpoints with the port replaced, and the merchant client it prints at start.
+# The sandbox lines the page shows are what the sandbox prints (its port shown as 8080), and the
+# program gets exactly the variables the running sandbox gives.
 md_block "c quickstart.c" >quickstart.c
-python3 - "$PWD/ready.json" "$PWD/sandbox.log" quickstart.c "$doc" >endpoints.txt <<'EOF'
-import json, re, sys
+md_block "sh sandbox-env" >sandbox-env.sh
+python3 - "$PWD/ready.json" "$PWD/sandbox.log" sandbox-env.sh >quickstart.env <<'EOF'
+import json, sys
 ready = json.load(open(sys.argv[1]))
-log, source, doc = (open(p).read() for p in sys.argv[2:])
-defaults = dict(re.findall(r'setting\("(STOREFRONT_[A-Z_]+)", "([^"]*)"\)', source))
+log, documented = (open(p).read() for p in sys.argv[2:])
 port = ready["origin"].rsplit(":", 1)[1]
-expected = {
-    "STOREFRONT_BASE_URL": ready["base_url"].replace(":" + port, ":8080"),
-    "STOREFRONT_TOKEN_ENDPOINT": ready["token_endpoint"].replace(":" + port, ":8080"),
-}
-client = re.search(r"^  (sbx_merchant_client) +(\S+) +merchant .*\(all scopes\)$", log, re.M)
-expected["STOREFRONT_CLIENT_ID"], expected["STOREFRONT_CLIENT_SECRET"] = client.groups()
-for name, value in expected.items():
-    if defaults.get(name) != value:
-        sys.exit(f"install-c: quickstart.c defaults {name} to {defaults.get(name)!r}, the sandbox on 8080 gives {value!r}")
-    if f"| `{name}` | `{value}`" not in doc:
-        sys.exit(f"install-c: docs/c.md does not document {name} = {value}")
-print(ready["base_url"], ready["token_endpoint"])
+printed = [line.strip().replace(":" + port + "/", ":8080/")
+           for line in log.split("your app's configuration", 1)[1].splitlines()[1:]
+           if line.startswith("  export STOREFRONT_")]
+documented = [line.strip() for line in documented.splitlines() if line.strip()]
+if printed != documented:
+    sys.exit("install-c: docs/c.md's sandbox lines differ from what the sandbox prints:\n"
+             + "\n".join(documented) + "\n--- printed (port as 8080) ---\n" + "\n".join(printed))
+for name, value in ready["env"].items():
+    print(f"{name}={value}")
 EOF
-read -r base_url token_endpoint <endpoints.txt
 passed=$((passed + 1))
-# The page's own settings, nothing of this script's: the sandbox's address, HOME for its $HOME.
-quickstart_env=(env -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH -u STOREFRONT_CLIENT_ID -u STOREFRONT_CLIENT_SECRET
-  "STOREFRONT_BASE_URL=$base_url" "STOREFRONT_TOKEN_ENDPOINT=$token_endpoint")
+# The page's own settings, nothing of this script's: the sandbox's variables, HOME for its $HOME.
+mapfile -t sandbox_vars <quickstart.env
+quickstart_env=(env -u PKG_CONFIG_PATH -u LD_LIBRARY_PATH)
+for name in STOREFRONT_BASE_URL STOREFRONT_TOKEN_ENDPOINT STOREFRONT_USERINFO_ENDPOINT STOREFRONT_CLIENT_ID \
+  STOREFRONT_CLIENT_SECRET STOREFRONT_SCOPES STOREFRONT_ALLOW_INSECURE_LOOPBACK STOREFRONT_ROOT_CA_PEM_FILE \
+  STOREFRONT_SHARED_STATE; do
+  quickstart_env+=(-u "$name")
+done
+quickstart_env+=("${sandbox_vars[@]}")
 expected_line="^storefront $version: payment [A-Za-z0-9_-]+ of 12\.50 USD is pending\$"
 # The program also compiles cleanly as strict C11.
 gcc -std=c11 -Wall -Wextra -Werror -pedantic -fsyntax-only -I"$prefix/include" quickstart.c

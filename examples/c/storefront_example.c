@@ -8,6 +8,9 @@
  *   cc -std=c99 -Iinclude examples/c/storefront_example.c -Ltarget/debug -lstorefront
  *   ./a.out /tmp/sbx.json
  *
+ * env_demo() configures a client the way an application does (sf_config_from_env) from the
+ * STOREFRONT_* variables the sandbox prints and writes to the ready file's "env".
+ *
  * Ownership, as documented in the header: every `char *` written to an `..._out` argument is
  * ours and goes back through sf_string_free; every sf_error through sf_error_free; handles
  * through their own _free. All of them accept NULL. Run under valgrind, this program reports no
@@ -888,6 +891,75 @@ done:
     rmdir(dir);
 }
 
+/* The sandbox's "env" (what it prints at start) set in this process, then the configuration
+ * read back with sf_config_from_env, as an application does in production and in the sandbox. */
+static void env_demo(const char *ready) {
+    static const char *names[] = {
+        "STOREFRONT_BASE_URL", "STOREFRONT_TOKEN_ENDPOINT", "STOREFRONT_USERINFO_ENDPOINT",
+        "STOREFRONT_CLIENT_ID", "STOREFRONT_CLIENT_SECRET", "STOREFRONT_SCOPES",
+        "STOREFRONT_ALLOW_INSECURE_LOOPBACK", "STOREFRONT_ROOT_CA_PEM_FILE", "STOREFRONT_SHARED_STATE",
+    };
+    char value[1024];
+    char order_no[128];
+    char *config = NULL;
+    char *output = NULL;
+    sf_client *client = NULL;
+    sf_error *error = NULL;
+    sf_result result;
+    size_t i;
+
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        unsetenv(names[i]);
+    }
+    /* Without the variables: a configuration error naming the first missing one. */
+    result = sf_config_from_env(&config, &error);
+    if (result != SF_RESULT_CONFIG || config != NULL || error == NULL ||
+        strstr(sf_error_message(error), "STOREFRONT_BASE_URL") == NULL) {
+        fprintf(stderr, "sf_config_from_env without variables: expected SF_RESULT_CONFIG (got %u)\n",
+                (unsigned)result);
+        failures++;
+    }
+    sf_string_free(config);
+    config = NULL;
+    sf_error_free(error);
+    error = NULL;
+    for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (json_field(ready, names[i], value, sizeof value)) {
+            setenv(names[i], value, 1);
+        }
+    }
+    /* The JSON holds the client secret: never log it; sf_string_free wipes it. */
+    result = sf_config_from_env(&config, &error);
+    if (result != SF_RESULT_OK) {
+        report("sf_config_from_env", result, error);
+        return;
+    }
+    result = sf_client_new(config, &client, &error);
+    sf_string_free(config);
+    if (result != SF_RESULT_OK) {
+        report("sf_client_new (from env)", result, error);
+        return;
+    }
+    result = sf_merchant_payment_create(
+        client, "{\"external_reference\":\"c-from-env\",\"amount_minor\":1250,\"currency\":\"USD\"}",
+        &output, &error);
+    if (result != SF_RESULT_OK || !json_field(output, "order_no", order_no, sizeof order_no)) {
+        report("sf_merchant_payment_create (from env)", result, error);
+        sf_string_free(output);
+        sf_client_free(client);
+        return;
+    }
+    sf_string_free(output);
+    result = sf_merchant_payment_get(client, order_no, &output, &error);
+    if (result != SF_RESULT_OK || strstr(output, "\"external_reference\":\"c-from-env\"") == NULL) {
+        report("sf_merchant_payment_get (from env)", result, error);
+    } else {
+        printf("configured from the environment: merchant payment %s created and read\n", order_no);
+    }
+    sf_string_free(output);
+    sf_client_free(client);
+}
+
 int main(int argc, char **argv) {
     char origin[256];
     char config[2048];
@@ -906,8 +978,9 @@ int main(int argc, char **argv) {
         free(ready);
         return 2;
     }
-    free(ready);
     printf("storefront %s against %s\n", sf_version(), origin);
+    env_demo(ready);
+    free(ready);
 
     webhook_demo();
     inbox_demo();

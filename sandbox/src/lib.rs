@@ -177,6 +177,31 @@ impl Sandbox {
         format!("{}{}", self.shared.origin, seed::USERINFO_PATH)
     }
 
+    /// The `STOREFRONT_*` environment variables that make an app's `Config::from_env` (every
+    /// binding's `from_env`) reach this sandbox as the seeded merchant client: what the binary
+    /// prints at start, writes to its ready file's `"env"` and to `--env-file`. Plain HTTP on
+    /// loopback needs `STOREFRONT_ALLOW_INSECURE_LOOPBACK=1`; with `--tls`, `ca_pem_path` (where
+    /// the generated CA was written) is trusted instead.
+    pub fn app_env(&self, ca_pem_path: Option<&std::path::Path>) -> Vec<(String, String)> {
+        let mut env = vec![
+            ("STOREFRONT_BASE_URL", self.base_url()),
+            ("STOREFRONT_TOKEN_ENDPOINT", self.token_endpoint()),
+            ("STOREFRONT_USERINFO_ENDPOINT", self.userinfo_endpoint()),
+            ("STOREFRONT_CLIENT_ID", seed::MERCHANT_CLIENT_ID.to_owned()),
+            (
+                "STOREFRONT_CLIENT_SECRET",
+                seed::MERCHANT_CLIENT_SECRET.to_owned(),
+            ),
+        ];
+        match ca_pem_path {
+            Some(path) => env.push(("STOREFRONT_ROOT_CA_PEM_FILE", path.display().to_string())),
+            None => env.push(("STOREFRONT_ALLOW_INSECURE_LOOPBACK", "1".to_owned())),
+        }
+        env.into_iter()
+            .map(|(name, value)| (name.to_owned(), value))
+            .collect()
+    }
+
     /// Base address of the sandbox-only control endpoints.
     pub fn control_url(&self) -> String {
         format!("{}{}", self.shared.origin, seed::CONTROL_PREFIX)

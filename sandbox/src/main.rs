@@ -10,13 +10,16 @@ mod cli {
     pub mod trigger;
 }
 
-const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] [--ready-file PATH] [--notify-to URL]
+const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] [--ready-file PATH] [--env-file PATH] [--notify-to URL]
        storefront-sandbox trigger ACTION ...   (drive a running sandbox; trigger --help)
 
   --port N           port to listen on (0 = any free port; default 8080)
   --host ADDR        address to listen on (default 127.0.0.1)
   --tls              serve HTTPS with a CA generated at start (its PEM is written next to the ready file or to a temp file)
-  --ready-file PATH  once listening, write the endpoints as one JSON object to PATH
+  --ready-file PATH  once listening, write the endpoints as one JSON object to PATH (its \"env\"
+                     holds the STOREFRONT_* variables of your app's configuration)
+  --env-file PATH    once listening, write those variables as a sourceable file to PATH (mode
+                     0600: it holds the sandbox-only client secret): . PATH
   --deny-loopback-notify
                      refuse loopback notification targets at creation and delivery, as the real service does
   --rate-limit-window SECONDS
@@ -36,6 +39,7 @@ const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] 
 struct Args {
     options: SandboxOptions,
     ready_file: Option<PathBuf>,
+    env_file: Option<PathBuf>,
     notify_to: Option<String>,
 }
 
@@ -45,6 +49,7 @@ fn parse_args() -> Result<Args, String> {
         ..SandboxOptions::default()
     };
     let mut ready_file = None;
+    let mut env_file = None;
     let mut notify_to = None;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -86,6 +91,7 @@ fn parse_args() -> Result<Args, String> {
                 )
             }
             "--ready-file" => ready_file = Some(PathBuf::from(value("--ready-file")?)),
+            "--env-file" => env_file = Some(PathBuf::from(value("--env-file")?)),
             "--notify-to" => notify_to = Some(value("--notify-to")?),
             "--delivery-timestamp" => {
                 options.delivery_timestamp =
@@ -99,6 +105,7 @@ fn parse_args() -> Result<Args, String> {
     Ok(Args {
         options,
         ready_file,
+        env_file,
         notify_to,
     })
 }
@@ -198,6 +205,23 @@ async fn main() {
         "control endpoints (clock, buyers paying, faults, request log): see sandbox/README.md"
     );
     println!("dashboard: {}/", sandbox.control_url());
+    let env = sandbox.app_env(ca_pem_path.as_deref());
+    println!();
+    println!(
+        "your app's configuration (any language: Config::from_env / Config.from_env / Client::fromEnv / configFromEnv / sf_config_from_env):"
+    );
+    for (name, value) in &env {
+        println!("  export {name}={}", shell_quote(value));
+    }
+    if let Some(path) = &args.env_file
+        && let Err(error) = write_env_file(path, &env)
+    {
+        eprintln!(
+            "storefront-sandbox: cannot write the env file {}: {error}",
+            path.display()
+        );
+        std::process::exit(1);
+    }
     if let Some(url) = &args.notify_to {
         let chosen = std::env::var("STOREFRONT_NOTIFY_SECRET").ok();
         let generated = chosen.is_none();
@@ -240,6 +264,10 @@ async fn main() {
             "users": [seed::USER_ALICE, seed::USER_BOB, seed::USER_CAROL],
             "merchant_no": seed::MERCHANT_NO,
             "other_merchant_no": seed::OTHER_MERCHANT_NO,
+            "env": env
+                .iter()
+                .map(|(name, value)| (name.clone(), serde_json::Value::from(value.as_str())))
+                .collect::<serde_json::Map<String, serde_json::Value>>(),
         });
         let partial = path.with_extension("partial");
         let written = std::fs::write(&partial, ready.to_string())
@@ -251,6 +279,36 @@ async fn main() {
     }
     let _ = tokio::signal::ctrl_c().await;
     drop(sandbox);
+}
+
+/// A value as one shell word (single-quoted unless it is plainly safe).
+fn shell_quote(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// Writes `export NAME=value` lines, readable by the owner only (the client secret is in it).
+fn write_env_file(path: &std::path::Path, env: &[(String, String)]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut text = String::from(
+        "# storefront-sandbox: your app's configuration (sandbox-only secret). Source with: . FILE\n",
+    );
+    for (name, value) in env {
+        text.push_str(&format!("export {name}={}\n", shell_quote(value)));
+    }
+    let _ = std::fs::remove_file(path);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)?.write_all(text.as_bytes())
 }
 
 /// The seeded OAuth clients for the ready file (sandbox-only secrets).

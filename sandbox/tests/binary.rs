@@ -155,6 +155,36 @@ async fn binary_writes_its_endpoints_to_the_ready_file_prints_credentials_and_se
             "{expected} not printed in:\n{printed}"
         );
     }
+
+    // Issue 18 item 3: the lines that configure an app (every binding's from_env), printed and
+    // in the ready file's "env".
+    let env = ready["env"].as_object().expect("the ready file has env");
+    let expected_env = [
+        ("STOREFRONT_BASE_URL", ready["base_url"].as_str().unwrap()),
+        (
+            "STOREFRONT_TOKEN_ENDPOINT",
+            ready["token_endpoint"].as_str().unwrap(),
+        ),
+        (
+            "STOREFRONT_USERINFO_ENDPOINT",
+            ready["userinfo_endpoint"].as_str().unwrap(),
+        ),
+        ("STOREFRONT_CLIENT_ID", seed::MERCHANT_CLIENT_ID),
+        ("STOREFRONT_CLIENT_SECRET", seed::MERCHANT_CLIENT_SECRET),
+        ("STOREFRONT_ALLOW_INSECURE_LOOPBACK", "1"),
+    ];
+    assert_eq!(env.len(), expected_env.len(), "{env:?}");
+    let block = printed
+        .split("your app's configuration")
+        .nth(1)
+        .expect("the configuration block is printed");
+    assert!(block.contains("sf_config_from_env"), "{block}");
+    for (name, value) in expected_env {
+        assert_eq!(env[name], value, "{name}");
+        let line = format!("  export {name}={value}\n");
+        assert!(block.contains(&line), "{line} not printed in:\n{block}");
+    }
+    assert!(!block.contains("STOREFRONT_ROOT_CA_PEM_FILE"));
     let _ = std::fs::remove_dir_all(dir);
 }
 
@@ -162,10 +192,37 @@ async fn binary_writes_its_endpoints_to_the_ready_file_prints_credentials_and_se
 async fn binary_with_tls_writes_the_ca_next_to_the_ready_file() {
     let dir = scratch_dir("tls");
     let ready_path = dir.join("ready.json");
-    let (running, ready) = start(&["--port", "0", "--tls"], &ready_path);
+    let env_path = dir.join("sandbox.env");
+    let (running, ready) = start(
+        &[
+            "--port",
+            "0",
+            "--tls",
+            "--env-file",
+            env_path.to_str().unwrap(),
+        ],
+        &ready_path,
+    );
     let origin = ready["origin"].as_str().unwrap();
     assert!(origin.starts_with("https://127.0.0.1:"), "{ready}");
     let pem = std::fs::read_to_string(ready["ca_pem_path"].as_str().unwrap()).unwrap();
+    // With --tls the app trusts the generated CA instead of allowing plain HTTP.
+    assert_eq!(
+        ready["env"]["STOREFRONT_ROOT_CA_PEM_FILE"],
+        ready["ca_pem_path"]
+    );
+    assert!(ready["env"]["STOREFRONT_ALLOW_INSECURE_LOOPBACK"].is_null());
+    let env_file = std::fs::read_to_string(&env_path).unwrap();
+    for (name, value) in ready["env"].as_object().unwrap() {
+        let line = format!("export {name}={}\n", value.as_str().unwrap());
+        assert!(env_file.contains(&line), "{line} not in:\n{env_file}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&env_path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "the env file holds the client secret");
+    }
     let http = harness::http_client(Some(&pem));
     let response = http
         .post(ready["token_endpoint"].as_str().unwrap())

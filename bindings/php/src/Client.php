@@ -68,6 +68,42 @@ final class Client
         return new self($config, ['persistent' => true]);
     }
 
+    /**
+     * The client configured by the STOREFRONT_* environment variables (see configFromEnv()):
+     * the same code runs against production and against storefront-sandbox, which prints the
+     * lines to set. $options as for the constructor (`['persistent' => true]` under php-fpm).
+     *
+     * @param array{persistent?: bool} $options
+     */
+    public static function fromEnv(array $options = []): self
+    {
+        return new self(self::configFromEnv(), $options);
+    }
+
+    /**
+     * The configuration array from the process environment, read by the core's
+     * Config::from_env (sf_config_from_env; the same rule in every language):
+     * STOREFRONT_BASE_URL, STOREFRONT_TOKEN_ENDPOINT, STOREFRONT_CLIENT_ID,
+     * STOREFRONT_CLIENT_SECRET (required), STOREFRONT_USERINFO_ENDPOINT, STOREFRONT_SCOPES
+     * (space-separated), STOREFRONT_ALLOW_INSECURE_LOOPBACK (1/true),
+     * STOREFRONT_ROOT_CA_PEM_FILE (trust only this PEM file's roots, e.g. the sandbox's --tls CA),
+     * STOREFRONT_SHARED_STATE. The process environment is what getenv() of the C library sees:
+     * putenv() and php-fpm's `env[...]` pool settings reach it; $_ENV alone does not. A missing
+     * required variable or a bad value is a ConfigException naming the variable (never showing a
+     * secret). The array holds the client secret: do not log it. Add keys before passing it to
+     * `new Client(...)` to change other settings.
+     *
+     * @return array<string, mixed>
+     */
+    public static function configFromEnv(): array
+    {
+        $config = Library::callJson('sf_config_from_env');
+        if (!is_array($config)) {
+            throw new \UnexpectedValueException('sf_config_from_env did not return an object');
+        }
+        return $config;
+    }
+
     /** Whether this is a handle on a persistent (per-process, shared) client. */
     public function isPersistent(): bool
     {

@@ -55,6 +55,7 @@ SIGNATURES = {
     "sf_cancel_scope_enter": ([c_void_p], None),
     "sf_cancel_scope_exit": ([], None),
     "sf_client_new": ([c_char_p, _p, _p], c_result),
+    "sf_config_from_env": ([_p, _p], c_result),
     "sf_client_persistent": ([c_char_p, _p, _p], c_result),
     "sf_client_free": ([c_void_p], None),
     "sf_client_shared_state": ([c_void_p, _p, _p], c_result),

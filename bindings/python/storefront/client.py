@@ -83,6 +83,12 @@ class Client:
         self._handle = Handle(call_handle(create, wire), "sf_client_free")
 
     @classmethod
+    def from_env(cls, *, persistent: bool = False) -> "Client":
+        """``Client(Config.from_env())``: the client configured by the ``STOREFRONT_*``
+        environment variables (see :meth:`storefront.Config.from_env`)."""
+        return cls(Config.from_env(), persistent=persistent)
+
+    @classmethod
     def persistent(cls, config: ConfigLike) -> "Client":
         """``Client(config, persistent=True)``: the process's shared client for ``config``."""
         return cls(config, persistent=True)

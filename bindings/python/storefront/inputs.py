@@ -122,6 +122,36 @@ class Config:
     #: Hidden from ``repr`` (a Redis or PostgreSQL URL may carry a password).
     shared_state: Optional[str] = field(default=None, repr=False)
 
+    @classmethod
+    def from_env(cls) -> "Config":
+        """The configuration from the ``STOREFRONT_*`` environment variables, read by the core's
+        ``Config::from_env`` (``sf_config_from_env``; the same rule in every language), so the
+        same code runs against production and against ``storefront-sandbox``, which prints the
+        lines to set:
+
+        ================================== ======== =========================================
+        Variable                           Required Sets
+        ================================== ======== =========================================
+        ``STOREFRONT_BASE_URL``            yes      ``base_url`` (with its path prefix)
+        ``STOREFRONT_TOKEN_ENDPOINT``      yes      ``token_endpoint``
+        ``STOREFRONT_CLIENT_ID``           yes      ``client_id``
+        ``STOREFRONT_CLIENT_SECRET``       yes      ``client_secret``
+        ``STOREFRONT_USERINFO_ENDPOINT``   no       ``userinfo_endpoint``
+        ``STOREFRONT_SCOPES``              no       ``scopes`` (space-separated)
+        ``STOREFRONT_ALLOW_INSECURE_LOOPBACK`` no   ``allow_insecure_loopback`` (``1``/``true``)
+        ``STOREFRONT_ROOT_CA_PEM_FILE``    no       ``root_ca_pem``, read from this PEM file
+        ``STOREFRONT_SHARED_STATE``        no       ``shared_state``
+        ================================== ======== =========================================
+
+        The process environment is read (``os.environ`` changes are seen). A missing required
+        variable or a bad value raises :class:`~storefront.ConfigError` naming the variable,
+        never showing a secret. Other fields stay ``None`` (the defaults); change them with
+        ``dataclasses.replace``.
+        """
+        from ._call import call_json
+
+        return cls(**call_json("sf_config_from_env"))
+
 
 def _new_idempotency_key() -> str:
     from .helpers import generate_idempotency_key

@@ -685,6 +685,11 @@ RustBuffer uniffi_storefront_fn_func_other_ipu_fields(RustBuffer product, RustCa
 int8_t uniffi_storefront_fn_func_merchant_payment_status_is_paid(RustBuffer status, RustCallStatus *_Nonnull out_status
 );
 #endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_CONFIG_FROM_ENV
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_CONFIG_FROM_ENV
+RustBuffer uniffi_storefront_fn_func_config_from_env(RustBuffer env, RustCallStatus *_Nonnull out_status
+);
+#endif
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SDK_DEFAULTS
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_FN_FUNC_SDK_DEFAULTS
 RustBuffer uniffi_storefront_fn_func_sdk_defaults(RustCallStatus *_Nonnull out_status
@@ -1033,6 +1038,12 @@ uint16_t uniffi_storefront_checksum_func_other_ipu_fields(void
 #ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 #define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_MERCHANT_PAYMENT_STATUS_IS_PAID
 uint16_t uniffi_storefront_checksum_func_merchant_payment_status_is_paid(void
+    
+);
+#endif
+#ifndef UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_CONFIG_FROM_ENV
+#define UNIFFI_FFIDEF_UNIFFI_STOREFRONT_CHECKSUM_FUNC_CONFIG_FROM_ENV
+uint16_t uniffi_storefront_checksum_func_config_from_env(void
     
 );
 #endif

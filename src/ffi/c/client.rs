@@ -232,6 +232,85 @@ pub unsafe extern "C" fn sf_client_new(
     })
 }
 
+/// The settings `Config::from_env` reads, borrowed for `sf_config_from_env`'s JSON (the keys of
+/// `sf_client_new`; every other setting is left out and keeps its default).
+#[derive(serde::Serialize)]
+struct EnvConfigJson<'a> {
+    base_url: &'a str,
+    token_endpoint: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    userinfo_endpoint: Option<&'a str>,
+    client_id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    client_secret: Option<&'a str>,
+    scopes: &'a [String],
+    allow_insecure_loopback: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_ca_pem: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shared_state: Option<&'a str>,
+}
+
+/// Reads the configuration from the process environment with the core's `Config::from_env`
+/// (the one implementation of the rule; every binding calls it) and writes it as the JSON
+/// configuration `sf_client_new` and `sf_client_persistent` take.
+///
+/// | Variable | Required | Sets |
+/// |---|---|---|
+/// | `STOREFRONT_BASE_URL` | yes | `base_url` (with its path prefix) |
+/// | `STOREFRONT_TOKEN_ENDPOINT` | yes | `token_endpoint` |
+/// | `STOREFRONT_CLIENT_ID` | yes | `client_id` |
+/// | `STOREFRONT_CLIENT_SECRET` | yes | `client_secret` |
+/// | `STOREFRONT_USERINFO_ENDPOINT` | no | `userinfo_endpoint` |
+/// | `STOREFRONT_SCOPES` | no | `scopes`, space-separated (default: profile, products, merchant payments) |
+/// | `STOREFRONT_ALLOW_INSECURE_LOOPBACK` | no | `allow_insecure_loopback`: `1`/`true`/`yes` or `0`/`false`/`no` |
+/// | `STOREFRONT_ROOT_CA_PEM_FILE` | no | `root_ca_pem`, read from this PEM file (the sandbox's `--tls` CA) |
+/// | `STOREFRONT_SHARED_STATE` | no | `shared_state` (a store URL; may carry a password) |
+///
+/// `storefront-sandbox` prints the lines that set them for its seeded merchant. An empty
+/// variable counts as unset. A missing required variable, a value that is not UTF-8 or a bad
+/// value (an `http://` URL without `STOREFRONT_ALLOW_INSECURE_LOOPBACK=1`, an unreadable PEM
+/// file) is `SF_RESULT_CONFIG`, whose message names the variable and never holds a secret.
+///
+/// On success `*config_json_out` receives a JSON object owned by the caller (free with
+/// `sf_string_free`) with `base_url`, `token_endpoint`, `client_id`, `client_secret`, `scopes`,
+/// `allow_insecure_loopback` and, when set, `userinfo_endpoint`, `root_ca_pem`, `shared_state`;
+/// the other settings are left out, so they take their defaults (a caller may add keys before
+/// passing it on). It holds the client secret (and the store URL): do not log it. The string is
+/// wiped when freed.
+///
+/// # Safety
+/// `config_json_out` and `error_out` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn sf_config_from_env(
+    config_json_out: *mut *mut c_char,
+    error_out: *mut *mut sf_error,
+) -> sf_result {
+    boundary::call(error_out, || {
+        let out = OutString::new(config_json_out, "config_json_out")?;
+        let config = Config::from_env()?;
+        let view = EnvConfigJson {
+            base_url: &config.base_url,
+            token_endpoint: &config.token_endpoint,
+            userinfo_endpoint: config.userinfo_endpoint.as_deref(),
+            client_id: &config.client_id,
+            client_secret: config.client_secret.as_ref().map(|s| s.expose()),
+            scopes: &config.scopes,
+            allow_insecure_loopback: config.allow_insecure_loopback,
+            root_ca_pem: config.root_ca_pem.as_deref(),
+            shared_state: config.shared_state.as_ref().map(|s| s.expose()),
+        };
+        let mut encoded = serde_json::to_string(&view)
+            .map_err(|e| Failure::new(sf_result::Other, format!("cannot encode result: {e}")))?;
+        // Room for the NUL, so the handed-out string is never reallocated (a reallocation would
+        // leave an unwiped copy of the secret behind).
+        let mut text = String::with_capacity(encoded.len() + 1);
+        text.push_str(&encoded);
+        zeroize::Zeroize::zeroize(&mut encoded);
+        out.write_string(text)
+    })
+}
+
 /// The persistent clients of one process, keyed by the SHA-256 of their whole configuration.
 struct Registry {
     pid: u32,

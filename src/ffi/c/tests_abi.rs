@@ -184,6 +184,9 @@ fn exports() -> Vec<Export> {
             &["CONFIG"],
             |a, e| unsafe { sf_client_persistent(p(a[0]), m(a[1]), e) },
         ),
+        ex("sf_config_from_env", &[Out], &[], |a, e| unsafe {
+            sf_config_from_env(m(a[0]), e)
+        }),
         ex(
             "sf_client_authenticate",
             &[Client, Out],

@@ -193,6 +193,47 @@ impl ClientConfig {
     }
 }
 
+/// The configuration from `STOREFRONT_*` environment variables, read by the core's
+/// `Config::from_env` (the one implementation of the rule, shared by every binding):
+/// `STOREFRONT_BASE_URL`, `STOREFRONT_TOKEN_ENDPOINT`, `STOREFRONT_CLIENT_ID`,
+/// `STOREFRONT_CLIENT_SECRET` (required), `STOREFRONT_USERINFO_ENDPOINT`, `STOREFRONT_SCOPES`
+/// (space-separated), `STOREFRONT_ALLOW_INSECURE_LOOPBACK` (`1`/`true`),
+/// `STOREFRONT_ROOT_CA_PEM_FILE` (trust only this PEM file's roots, e.g. the sandbox's `--tls`
+/// CA), `STOREFRONT_SHARED_STATE`. `storefront-sandbox` prints the lines that set them.
+///
+/// `env` null reads the process environment; a map is read instead (the JVM cannot set its own
+/// environment, and an Android app has none: pass the values from wherever the app keeps them).
+/// A missing required variable or a bad value is `StorefrontException.Config` naming the
+/// variable, never showing a secret. Fields not listed stay null (the SDK's defaults); copy the
+/// record to change them.
+#[uniffi::export]
+pub fn config_from_env(
+    env: Option<std::collections::HashMap<String, String>>,
+) -> Result<ClientConfig> {
+    let core = match env {
+        None => Config::from_env()?,
+        Some(map) => Config::from_env_with(|name| map.get(name).cloned())?,
+    };
+    Ok(ClientConfig {
+        base_url: core.base_url.clone(),
+        token_endpoint: core.token_endpoint.clone(),
+        client_id: core.client_id.clone(),
+        client_secret: core.client_secret.clone().map(Secret::wrap),
+        userinfo_endpoint: core.userinfo_endpoint.clone(),
+        scopes: Some(core.scopes.clone()),
+        connect_timeout_ms: None,
+        attempt_timeout_ms: None,
+        overall_deadline_ms: None,
+        retry: None,
+        user_agent: None,
+        root_ca_pem: core.root_ca_pem.clone(),
+        allow_insecure_loopback: core.allow_insecure_loopback,
+        rate_limits: None,
+        max_in_flight: None,
+        shared_state: core.shared_state.clone().map(Secret::wrap),
+    })
+}
+
 /// The SDK's defaults (README "Defaults"), as the core holds them: what a `ClientConfig` field
 /// left null, a `RetryPolicy()` or a `RateLimits()` gives, and the suggested payment-wait
 /// interval and timeout. Lets an app show or log them, and lets the tests prove the records'
@@ -258,5 +299,41 @@ pub fn sdk_defaults() -> SdkDefaults {
         },
         wait_interval_ms: ms(crate::DEFAULT_WAIT_INTERVAL),
         wait_timeout_ms: ms(crate::DEFAULT_WAIT_TIMEOUT),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+
+    #[test]
+    fn config_from_env_map_round_trips_to_the_core_and_names_a_missing_variable() {
+        let mut env: HashMap<String, String> = [
+            ("STOREFRONT_BASE_URL", "http://127.0.0.1:8080/api"),
+            (
+                "STOREFRONT_TOKEN_ENDPOINT",
+                "http://127.0.0.1:8080/oauth/token",
+            ),
+            ("STOREFRONT_CLIENT_ID", "sbx_merchant_client"),
+            ("STOREFRONT_CLIENT_SECRET", "sbx-secret-value"),
+            ("STOREFRONT_ALLOW_INSECURE_LOOPBACK", "1"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let record = config_from_env(Some(env.clone())).unwrap();
+        assert!(record.allow_insecure_loopback);
+        assert!(!format!("{record:?}").contains("sbx-secret-value"));
+        let core = record.to_core().unwrap();
+        assert!(core.validate().is_ok());
+        assert_eq!(
+            core.client_secret.as_ref().map(|s| s.expose()),
+            Some("sbx-secret-value")
+        );
+        env.remove("STOREFRONT_CLIENT_ID");
+        let message = config_from_env(Some(env)).unwrap_err().to_string();
+        assert!(message.contains("STOREFRONT_CLIENT_ID"), "{message}");
     }
 }

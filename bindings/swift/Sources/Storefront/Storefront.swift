@@ -11979,6 +11979,29 @@ public func merchantPaymentStatusIsPaid(status: MerchantPaymentStatus) -> Bool  
 })
 }
 /**
+ * The configuration from `STOREFRONT_*` environment variables, read by the core's
+ * `Config::from_env` (the one implementation of the rule, shared by every binding):
+ * `STOREFRONT_BASE_URL`, `STOREFRONT_TOKEN_ENDPOINT`, `STOREFRONT_CLIENT_ID`,
+ * `STOREFRONT_CLIENT_SECRET` (required), `STOREFRONT_USERINFO_ENDPOINT`, `STOREFRONT_SCOPES`
+ * (space-separated), `STOREFRONT_ALLOW_INSECURE_LOOPBACK` (`1`/`true`),
+ * `STOREFRONT_ROOT_CA_PEM_FILE` (trust only this PEM file's roots, e.g. the sandbox's `--tls`
+ * CA), `STOREFRONT_SHARED_STATE`. `storefront-sandbox` prints the lines that set them.
+ *
+ * `env` null reads the process environment; a map is read instead (the JVM cannot set its own
+ * environment, and an Android app has none: pass the values from wherever the app keeps them).
+ * A missing required variable or a bad value is `StorefrontException.Config` naming the
+ * variable, never showing a secret. Fields not listed stay null (the SDK's defaults); copy the
+ * record to change them.
+ */
+public func configFromEnv(env: [String: String]?)throws  -> ClientConfig  {
+    return try  FfiConverterTypeClientConfig_lift(try rustCallWithError(FfiConverterTypeStorefrontError_lift) {
+        uniffiCallStatus in
+    uniffi_storefront_fn_func_config_from_env(
+        FfiConverterOptionDictionaryStringString.lower(env),uniffiCallStatus
+    )
+})
+}
+/**
  * The SDK's defaults, read from the core (`Config::new`, `DEFAULT_WAIT_*`).
  */
 public func sdkDefaults() -> SdkDefaults  {
@@ -12165,6 +12188,9 @@ private let initializationResult: InitializationResult = {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_merchant_payment_status_is_paid() != 43619) {
+        return InitializationResult.apiChecksumMismatch
+    }
+    if (uniffi_storefront_checksum_func_config_from_env() != 58422) {
         return InitializationResult.apiChecksumMismatch
     }
     if (uniffi_storefront_checksum_func_sdk_defaults() != 42633) {

@@ -313,6 +313,21 @@ class StorefrontClient private constructor(
         @Throws(StorefrontException::class)
         fun create(config: ClientConfig): StorefrontClient = StorefrontClient(Client(config), JavaCalls(Dispatchers.Default))
 
+        /**
+         * The client configured by the `STOREFRONT_*` environment variables
+         * ([Storefront.configFromEnv]: the same code for production and for `storefront-sandbox`,
+         * which prints the lines to set). Throws [StorefrontException.Config] naming a missing
+         * or bad variable.
+         */
+        @JvmStatic
+        @Throws(StorefrontException::class)
+        fun fromEnv(): StorefrontClient = create(Storefront.configFromEnv())
+
+        /** [fromEnv] over [env] (a map of `STOREFRONT_*` names to values) instead of the process environment. */
+        @JvmStatic
+        @Throws(StorefrontException::class)
+        fun fromEnv(env: Map<String, String>): StorefrontClient = create(Storefront.configFromEnv(env))
+
         /** Java forms over an existing Kotlin [Client] (closing this closes [client]). */
         @JvmStatic
         @JvmOverloads

@@ -38,6 +38,27 @@ object Storefront {
         return Client(config)
     }
 
+    /**
+     * The configuration from the `STOREFRONT_*` environment variables (the core's
+     * `Config::from_env`, shared by every language): `STOREFRONT_BASE_URL`,
+     * `STOREFRONT_TOKEN_ENDPOINT`, `STOREFRONT_CLIENT_ID`, `STOREFRONT_CLIENT_SECRET` (required),
+     * `STOREFRONT_USERINFO_ENDPOINT`, `STOREFRONT_SCOPES`, `STOREFRONT_ALLOW_INSECURE_LOOPBACK`,
+     * `STOREFRONT_ROOT_CA_PEM_FILE`, `STOREFRONT_SHARED_STATE`. `storefront-sandbox` prints the
+     * lines that set them. Throws [StorefrontException.Config] naming a missing or bad variable
+     * (never showing a secret). Other fields stay null (the defaults): `copy(...)` to change them.
+     */
+    @JvmStatic
+    @Throws(StorefrontException::class)
+    fun configFromEnv(): ClientConfig = dev.storefront.configFromEnv(null)
+
+    /**
+     * [configFromEnv] over [env] instead of the process environment (the JVM cannot change its
+     * own environment; an Android app has none): e.g. the sandbox ready file's `"env"`.
+     */
+    @JvmStatic
+    @Throws(StorefrontException::class)
+    fun configFromEnv(env: Map<String, String>): ClientConfig = dev.storefront.configFromEnv(env)
+
     /** A builder of a [ClientConfig] (Java). */
     @JvmStatic
     fun configBuilder(): ClientConfigBuilder = ClientConfigBuilder()

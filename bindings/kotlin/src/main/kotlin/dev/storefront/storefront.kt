@@ -737,6 +737,8 @@ internal object IntegrityCheckingUniffiLib {
     ): Int
     external fun uniffi_storefront_checksum_func_merchant_payment_status_is_paid(
     ): Int
+    external fun uniffi_storefront_checksum_func_config_from_env(
+    ): Int
     external fun uniffi_storefront_checksum_func_sdk_defaults(
     ): Int
     external fun uniffi_storefront_checksum_func_generate_idempotency_key(
@@ -1051,6 +1053,8 @@ internal object UniffiLib {
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_merchant_payment_status_is_paid(`status`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
     ): Byte
+    external fun uniffi_storefront_fn_func_config_from_env(`env`: RustBuffer.ByValue,uniffi_out_err: UniffiRustCallStatus, 
+    ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_sdk_defaults(uniffi_out_err: UniffiRustCallStatus, 
     ): RustBuffer.ByValue
     external fun uniffi_storefront_fn_func_generate_idempotency_key(uniffi_out_err: UniffiRustCallStatus, 
@@ -1206,6 +1210,9 @@ private fun uniffiCheckApiChecksums(lib: IntegrityCheckingUniffiLib) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_merchant_payment_status_is_paid() and 0xFFFF) != 43619) {
+        throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
+    }
+    if ((lib.uniffi_storefront_checksum_func_config_from_env() and 0xFFFF) != 58422) {
         throw RuntimeException("UniFFI API checksum mismatch: try cleaning and rebuilding your project")
     }
     if ((lib.uniffi_storefront_checksum_func_sdk_defaults() and 0xFFFF) != 42633) {
@@ -14230,6 +14237,33 @@ public object FfiConverterTypePrimitiveDateTime: FfiConverter<PrimitiveDateTime,
     
         
         FfiConverterTypeMerchantPaymentStatus.lower(`status`),_status)
+}
+    )
+    }
+    
+
+        /**
+         * The configuration from `STOREFRONT_*` environment variables, read by the core's
+         * `Config::from_env` (the one implementation of the rule, shared by every binding):
+         * `STOREFRONT_BASE_URL`, `STOREFRONT_TOKEN_ENDPOINT`, `STOREFRONT_CLIENT_ID`,
+         * `STOREFRONT_CLIENT_SECRET` (required), `STOREFRONT_USERINFO_ENDPOINT`, `STOREFRONT_SCOPES`
+         * (space-separated), `STOREFRONT_ALLOW_INSECURE_LOOPBACK` (`1`/`true`),
+         * `STOREFRONT_ROOT_CA_PEM_FILE` (trust only this PEM file's roots, e.g. the sandbox's `--tls`
+         * CA), `STOREFRONT_SHARED_STATE`. `storefront-sandbox` prints the lines that set them.
+         *
+         * `env` null reads the process environment; a map is read instead (the JVM cannot set its own
+         * environment, and an Android app has none: pass the values from wherever the app keeps them).
+         * A missing required variable or a bad value is `StorefrontException.Config` naming the
+         * variable, never showing a secret. Fields not listed stay null (the SDK's defaults); copy the
+         * record to change them.
+         */
+    @Throws(StorefrontException::class) fun `configFromEnv`(`env`: Map<kotlin.String, kotlin.String>?): ClientConfig {
+            return FfiConverterTypeClientConfig.lift(
+    uniffiRustCallWithError(StorefrontException) { _status ->
+    UniffiLib.uniffi_storefront_fn_func_config_from_env(
+    
+        
+        FfiConverterOptionalMapStringString.lower(`env`),_status)
 }
     )
     }

@@ -39,6 +39,9 @@ object Sandbox {
     val userinfoEndpoint: String
     @JvmStatic
     val controlUrl: String
+    /** The `STOREFRONT_*` variables the sandbox prints for an app (ready file `"env"`). */
+    @JvmStatic
+    val env: Map<String, String>
 
     init {
         val (started, json) = start()
@@ -48,6 +51,8 @@ object Sandbox {
         tokenEndpoint = json.getString("token_endpoint")
         userinfoEndpoint = json.getString("userinfo_endpoint")
         controlUrl = json.getString("control_url")
+        val envJson = json.getJSONObject("env")
+        env = envJson.keySet().associateWith { envJson.getString(it) }
     }
 
     /**
