@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every fenced code block of README.md and bindings/*/README.md, run as written (issue 18 item 5):
+# .ci/readme-blocks (its header documents the tags) runs the Python and PHP blocks against the
+# standalone sandbox, configured only by the sandbox's own STOREFRONT_* lines (its ready file's
+# "env"), each Python program also through `mypy --strict` (mypy from PyPI, in a venv kept under
+# target/), each PHP block through `php -l`; checks the README's sandbox lines against what the
+# sandbox prints; and fails on any block neither run nor tagged with the reason it is not.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-venv; }
+command -v php >/dev/null || { apt-get update -qq && apt-get install -y -qq php-cli; }
+python3 -c "import venv, ensurepip" 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }
+# One debug build serves the C, Python and PHP suites (cargo skips it when up to date).
+cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
+target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
+venv="$target_dir/readme-blocks-venv"
+if ! "$venv/bin/mypy" --version >/dev/null 2>&1; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check mypy
+fi
+export MYPY="$venv/bin/mypy"
+export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
+
+work=$(mktemp -d)
+sandbox_pid=
+trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+source .ci/sandbox.sh
+start_sandbox "$target_dir/debug/storefront-sandbox" "$work"
+export STOREFRONT_READY_FILE="$work/ready.json"
+# The blocks get exactly the variables the sandbox gives (what `export` lines it prints).
+while IFS= read -r line; do export "$line"; done < <(python3 -c '
+import json, sys
+for name, value in json.load(open(sys.argv[1]))["env"].items():
+    print(f"{name}={value}")' "$STOREFRONT_READY_FILE")
+python3 .ci/readme-blocks
