@@ -34,3 +34,35 @@ import json, sys
 for name, value in json.load(open(sys.argv[1]))["env"].items():
     print(f"{name}={value}")' "$STOREFRONT_READY_FILE")
 python3 .ci/readme-blocks
+
+# The runner fails, naming file, line and language: a page whose Python chain (`continues`)
+# reads a TypedDict result as an attribute (mypy --strict) and whose PHP block calls an
+# undefined function on its third line.
+cat >"$work/broken.md" <<'MD'
+# broken
+
+```python
+import storefront
+client = storefront.Client.from_env()
+```
+
+```python continues
+created = client.create_merchant_payment({"external_reference": "r-1", "amount_minor": 1, "currency": "USD"})
+print(created.order_no)
+```
+
+```php
+$client = Storefront\Client::fromEnv();
+echo $client->merchantProfile()->name, "\n";
+undefined_function();
+```
+MD
+if python3 .ci/readme-blocks "$work/broken.md" >"$work/broken.out" 2>&1; then
+  cat "$work/broken.out"; echo "readme-blocks passed a broken page" >&2; exit 1
+fi
+for expected in 'FAIL .*broken.md:3 (python): mypy --strict' 'broken.md:10\]: error: "CreatedMerchantPayment" has no attribute "order_no"' \
+                'FAIL .*broken.md:13 (php): exit 255' 'undefined_function().*broken.md:16\]'; do
+  grep -q "$expected" "$work/broken.out" || { cat "$work/broken.out"; echo "readme-blocks did not report: $expected" >&2; exit 1; }
+done
+rm -rf "$(sed -n 's/^the programs as run are kept in //p' "$work/broken.out")"
+echo "readme-blocks: a broken page fails with its file, line and language"
