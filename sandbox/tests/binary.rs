@@ -3,35 +3,17 @@
 
 mod harness;
 
+use harness::{Running, scratch_dir};
+
 use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
 use storefront_sandbox::seed;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_storefront-sandbox");
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let dir = std::env::temp_dir().join(format!("sbx-{name}-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Kills the child on drop, so a failing test never leaves the binary running.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// Starts the binary and waits for its ready file (the process exiting first fails the test).
 fn start(args: &[&str], ready: &Path) -> (Running, Value) {

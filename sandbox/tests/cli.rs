@@ -5,11 +5,13 @@
 //! `X-Service-Timestamp`, also after the sandbox clock is advanced by an hour.
 
 mod harness;
+
+use harness::{Running, scratch_dir};
 mod merchant_payments_support;
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use merchant_payments_support::{Received, Receiver};
@@ -18,26 +20,6 @@ use serde_json::{Value, json};
 use storefront_sandbox::seed;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_storefront-sandbox");
-
-fn scratch_dir(name: &str) -> PathBuf {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_nanos();
-    let dir = std::env::temp_dir().join(format!("sbx-{name}-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Kills the binary on drop, so a failing test never leaves it running.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// Starts the binary with `args` and returns it with its ready file and what it printed up to
 /// the end of its start-up banner (the first empty line after the notification lines, or the

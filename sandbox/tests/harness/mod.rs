@@ -205,3 +205,25 @@ pub async fn answer(response: reqwest::Response) -> Answer {
         text,
     }
 }
+
+/// A fresh scratch directory under the system temp dir, unique to this process and moment.
+pub fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let dir = std::env::temp_dir().join(format!("sbx-{name}-{}-{nanos}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A standalone sandbox process, killed and reaped on drop, so a failing test never leaves the
+/// binary running.
+pub struct Running(pub std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
