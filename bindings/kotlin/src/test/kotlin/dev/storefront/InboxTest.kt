@@ -105,9 +105,15 @@ class InboxTest {
                 control(ready, "POST", "/merchant-payments/$orderNo/checkout/pay",
                     JSONObject().put("payment_no", Sandbox.CHANNEL_CARD_USD).put("user", Sandbox.USER_ALICE))
 
+                // The sandbox sends the pending (v1) and paid (v2) notifications concurrently: wait
+                // until both are stored, so a late v1 cannot still be waiting when the counts are read.
+                val deadline = System.nanoTime() + 60_000_000_000L
+                while (deliveries.map { it.eventId }.distinct().size < 2) {
+                    check(System.nanoTime() < deadline) { "the two notifications did not arrive within 60 s" }
+                    delay(20)
+                }
                 // A worker: claim until the paid event is handed out; earlier states are completed.
                 var paid: InboxEvent? = null
-                val deadline = System.nanoTime() + 60_000_000_000L
                 while (paid == null) {
                     check(System.nanoTime() < deadline) { "no paid event claimed within 60 s: ${inbox.status()}" }
                     for (event in inbox.claim(10, 30_000)) {
