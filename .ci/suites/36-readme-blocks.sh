@@ -35,6 +35,21 @@ for name, value in json.load(open(sys.argv[1]))["env"].items():
     print(f"{name}={value}")' "$STOREFRONT_READY_FILE")
 python3 .ci/readme-blocks
 
+# README.md's Rust blocks: doctests (src/lib.rs, cfg(readme_blocks)) compiled and run with the same
+# variables, after a reset, with USER_ACCESS_TOKEN minted for the seeded buyer alice as above.
+# rustdoc drops a block whose info string holds a character it does not accept (' / . ( )),
+# silently: the count below catches it.
+USER_ACCESS_TOKEN=$(python3 .ci/readme-blocks --user-token)
+export USER_ACCESS_TOKEN
+# Each returns storefront::Result from main, so an error of any call fails it; without the
+# sandbox's variables all four that run fail (Config::from_env). Four run (quick start, rate
+# limits, shared state, reconcile) and one is compiled only (the inbox server, production-only,
+# counted as passed by rustdoc): a filter that matched nothing would pass silently.
+RUSTDOCFLAGS="--cfg readme_blocks" cargo test --quiet -p storefront --all-features --doc ReadmeDoctests \
+  2>&1 | tee "$work/rust-doctests.out"
+grep -q "test result: ok. 5 passed" "$work/rust-doctests.out" \
+  || { echo "36-readme-blocks: README.md's Rust doctests did not all run" >&2; exit 1; }
+
 # The runner fails, naming file, line and language: a page whose Python chain (`continues`)
 # reads a TypedDict result as an attribute (mypy --strict) and whose PHP block calls an
 # undefined function on its third line.
