@@ -10,10 +10,9 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
-use common::browser::{Driver, artifacts_dir};
+use common::browser::{Driver, artifacts_dir, assert_screenshots};
 use common::{raw_http, s};
 use serde_json::{Value, json};
 use storefront::{Client, Config, CreateMerchantPayment, MinorAmount, PaymentExpectation};
@@ -125,23 +124,7 @@ async fn a_buyer_pays_in_headless_chromium_and_lands_on_the_return_url() {
     );
 
     // Screenshots kept as artifacts.
-    let shots: Vec<PathBuf> = done["screenshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| PathBuf::from(p.as_str().unwrap()))
-        .collect();
-    assert_eq!(shots.len(), 3, "{done:#}");
-    for shot in &shots {
-        let png = std::fs::read(shot).expect("screenshot written");
-        assert!(
-            png.starts_with(b"\x89PNG\r\n\x1a\n"),
-            "{} is a PNG",
-            shot.display()
-        );
-        assert!(png.len() > 2_000, "{} is not empty", shot.display());
-        println!("screenshot: {}", shot.display());
-    }
+    assert_screenshots(&done, 3);
 
     // The SDK then reads paid, with the channel the buyer chose, and the wallet was debited.
     let queried = client

@@ -11,38 +11,15 @@
 
 mod common;
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use common::browser::{Driver, artifacts_dir};
+use common::browser::{Driver, artifacts_dir, assert_screenshots};
+use common::hook::receiver;
 use common::{Harness, s};
 use serde_json::json;
 use storefront::{CreateMerchantPayment, MinorAmount, WebhookVerifier};
 
 const SECRET: &str = "browser-dashboard-notify-secret-0123456789";
-
-type Deliveries = Arc<Mutex<Vec<(HeaderMap, Bytes)>>>;
-
-async fn record(State(d): State<Deliveries>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    d.lock().unwrap().push((headers, body));
-    StatusCode::OK
-}
-
-/// The merchant's notification receiver: records every delivery and answers 200.
-async fn receiver() -> (String, Deliveries) {
-    let deliveries: Deliveries = Arc::default();
-    let app = axum::Router::new()
-        .route("/hook", axum::routing::post(record))
-        .with_state(deliveries.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, deliveries)
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs Debian's chromium and node (tests/browser); run by .ci/suites/55-browser.sh"]
@@ -162,23 +139,7 @@ async fn a_developer_pays_and_refunds_from_the_dashboard_in_headless_chromium() 
     }
 
     // Screenshots kept as artifacts.
-    let shots: Vec<PathBuf> = done["screenshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| PathBuf::from(p.as_str().unwrap()))
-        .collect();
-    assert_eq!(shots.len(), 4, "{done:#}");
-    for shot in &shots {
-        let png = std::fs::read(shot).expect("screenshot written");
-        assert!(
-            png.starts_with(b"\x89PNG\r\n\x1a\n"),
-            "{} is a PNG",
-            shot.display()
-        );
-        assert!(png.len() > 2_000, "{} is not empty", shot.display());
-        println!("screenshot: {}", shot.display());
-    }
+    assert_screenshots(&done, 4);
 
     // The SDK reads what the dashboard did.
     let queried = h.client.get_merchant_payment(&order_no).await.unwrap();

@@ -22,6 +22,28 @@ pub fn artifacts_dir(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// Asserts that the driver's `done` event lists `count` screenshots, each a non-empty PNG, and
+/// prints their paths.
+pub fn assert_screenshots(done: &Value, count: usize) {
+    let shots: Vec<PathBuf> = done["screenshots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| PathBuf::from(p.as_str().unwrap()))
+        .collect();
+    assert_eq!(shots.len(), count, "{done:#}");
+    for shot in &shots {
+        let png = std::fs::read(shot).expect("screenshot written");
+        assert!(
+            png.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "{} is a PNG",
+            shot.display()
+        );
+        assert!(png.len() > 2_000, "{} is not empty", shot.display());
+        println!("screenshot: {}", shot.display());
+    }
+}
+
 /// The node driver: JSON lines on stdout, one request on stdin.
 pub struct Driver {
     child: Child,

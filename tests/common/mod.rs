@@ -14,6 +14,7 @@ use storefront_sandbox::{Sandbox, SandboxOptions, seed};
 pub use storefront_sandbox::seed as s;
 
 pub mod browser;
+pub mod hook;
 
 /// A sandbox plus a client of the seeded merchant.
 pub struct Harness {
