@@ -11,21 +11,8 @@ use super::view::{DashboardView, event_status, fault_effect};
 use crate::inspect::{DeliveryStatus, LoggedAttempt, PaymentView};
 use crate::seed::CONTROL_PREFIX;
 
-/// Escapes text for HTML content and attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escapes text for HTML content and attribute values (the checkout page's escaping).
+pub use crate::checkout::page::escape as esc;
 
 fn stamp(at: OffsetDateTime) -> String {
     at.replace_nanosecond(0)
