@@ -1,6 +1,7 @@
 //! The headless-Chromium driver of the browser tests: a node script of `tests/browser`
 //! (playwright-core driving Debian's `chromium`) that reads one JSON request on stdin and prints
-//! JSON events on stdout, one a line. `.ci/suites/55-browser.sh` installs both.
+//! JSON events on stdout, one a line (the script's side: `tests/browser/protocol.mjs`).
+//! `.ci/suites/55-browser.sh` installs both.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
