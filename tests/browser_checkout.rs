@@ -10,101 +10,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
+use common::browser::{Driver, artifacts_dir, assert_screenshots};
 use common::{raw_http, s};
 use serde_json::{Value, json};
 use storefront::{Client, Config, CreateMerchantPayment, MinorAmount, PaymentExpectation};
 use storefront_sandbox::{Sandbox, SandboxOptions};
-
-/// The whole browser part (Chromium start included) must finish within this.
-const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Where screenshots are kept (`target/test-artifacts/browser-checkout`).
-fn artifacts_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the target directory")
-        .join("test-artifacts")
-        .join("browser-checkout")
-}
-
-/// The node driver: JSON lines on stdout, one request on stdin.
-struct Driver {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    events: mpsc::Receiver<String>,
-    deadline: Instant,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-        assert!(
-            dir.join("node_modules/playwright-core").is_dir(),
-            "run `npm ci` in {} first (.ci/suites/55-browser.sh does)",
-            dir.display()
-        );
-        let chromium = std::env::var("CHROMIUM_BIN").unwrap_or_else(|_| "/usr/bin/chromium".into());
-        assert!(
-            Path::new(&chromium).exists(),
-            "{chromium} is missing: apt-get install chromium (.ci/suites/55-browser.sh does)"
-        );
-        let mut child = Command::new("node")
-            .arg("checkout.mjs")
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, events) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Driver {
-            stdin: child.stdin.take(),
-            child,
-            events,
-            deadline: Instant::now() + BROWSER_TIMEOUT,
-        }
-    }
-
-    /// The next JSON event; panics on an `error` event, a closed driver or the deadline.
-    fn next(&self, expected: &str) -> Value {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        let line = tokio::task::block_in_place(|| self.events.recv_timeout(left))
-            .unwrap_or_else(|e| panic!("browser driver: no {expected} event ({e})"));
-        let event: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("browser driver printed {line:?}: {e}"));
-        assert_eq!(event["event"], expected, "browser driver: {event:#}");
-        event
-    }
-
-    fn send(&mut self, request: Value) {
-        let mut stdin = self.stdin.take().expect("one request");
-        writeln!(stdin, "{request}").expect("driver reads its request");
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        // Normally exited already; on a failed test, do not leave Chromium behind.
-        if !matches!(self.child.try_wait(), Ok(Some(_))) {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs Debian's chromium and node (tests/browser); run by .ci/suites/55-browser.sh"]
@@ -139,7 +51,7 @@ async fn a_buyer_pays_in_headless_chromium_and_lands_on_the_return_url() {
     };
     let wallet_before = wallet(s::USER_ALICE).await;
 
-    let mut driver = Driver::start();
+    let mut driver = Driver::start("checkout.mjs");
     let return_url = driver.next("return_page")["return_url"]
         .as_str()
         .unwrap()
@@ -163,7 +75,7 @@ async fn a_buyer_pays_in_headless_chromium_and_lands_on_the_return_url() {
     let checkout_token = checkout_url.expose().rsplit('/').next().unwrap().to_owned();
     assert!(checkout_url.expose().starts_with(&sandbox.origin()));
 
-    let artifacts = artifacts_dir();
+    let artifacts = artifacts_dir("browser-checkout");
     driver.send(json!({
         "checkout_url": checkout_url.expose(),
         "ca_pem": ca_pem,
@@ -212,23 +124,7 @@ async fn a_buyer_pays_in_headless_chromium_and_lands_on_the_return_url() {
     );
 
     // Screenshots kept as artifacts.
-    let shots: Vec<PathBuf> = done["screenshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| PathBuf::from(p.as_str().unwrap()))
-        .collect();
-    assert_eq!(shots.len(), 3, "{done:#}");
-    for shot in &shots {
-        let png = std::fs::read(shot).expect("screenshot written");
-        assert!(
-            png.starts_with(b"\x89PNG\r\n\x1a\n"),
-            "{} is a PNG",
-            shot.display()
-        );
-        assert!(png.len() > 2_000, "{} is not empty", shot.display());
-        println!("screenshot: {}", shot.display());
-    }
+    assert_screenshots(&done, 3);
 
     // The SDK then reads paid, with the channel the buyer chose, and the wallet was debited.
     let queried = client

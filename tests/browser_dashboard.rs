@@ -11,124 +11,15 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use axum::body::Bytes;
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
+use common::browser::{Driver, artifacts_dir, assert_screenshots};
+use common::hook::receiver;
 use common::{Harness, s};
-use serde_json::{Value, json};
+use serde_json::json;
 use storefront::{CreateMerchantPayment, MinorAmount, WebhookVerifier};
 
-/// The whole browser part (Chromium start included) must finish within this.
-const BROWSER_TIMEOUT: Duration = Duration::from_secs(120);
-
 const SECRET: &str = "browser-dashboard-notify-secret-0123456789";
-
-/// Where screenshots are kept (`target/test-artifacts/browser-dashboard`).
-fn artifacts_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .expect("the target directory")
-        .join("test-artifacts")
-        .join("browser-dashboard")
-}
-
-type Deliveries = Arc<Mutex<Vec<(HeaderMap, Bytes)>>>;
-
-async fn record(State(d): State<Deliveries>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    d.lock().unwrap().push((headers, body));
-    StatusCode::OK
-}
-
-/// The merchant's notification receiver: records every delivery and answers 200.
-async fn receiver() -> (String, Deliveries) {
-    let deliveries: Deliveries = Arc::default();
-    let app = axum::Router::new()
-        .route("/hook", axum::routing::post(record))
-        .with_state(deliveries.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, deliveries)
-}
-
-/// The node driver: JSON lines on stdout, one request on stdin.
-struct Driver {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    events: mpsc::Receiver<String>,
-    deadline: Instant,
-}
-
-impl Driver {
-    fn start() -> Driver {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-        assert!(
-            dir.join("node_modules/playwright-core").is_dir(),
-            "run `npm ci` in {} first (.ci/suites/55-browser.sh does)",
-            dir.display()
-        );
-        let chromium = std::env::var("CHROMIUM_BIN").unwrap_or_else(|_| "/usr/bin/chromium".into());
-        assert!(
-            Path::new(&chromium).exists(),
-            "{chromium} is missing: apt-get install chromium (.ci/suites/55-browser.sh does)"
-        );
-        let mut child = Command::new("node")
-            .arg("dashboard.mjs")
-            .current_dir(&dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("node runs");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, events) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Driver {
-            stdin: child.stdin.take(),
-            child,
-            events,
-            deadline: Instant::now() + BROWSER_TIMEOUT,
-        }
-    }
-
-    /// The next JSON event; panics on an `error` event, a closed driver or the deadline.
-    fn next(&self, expected: &str) -> Value {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        let line = tokio::task::block_in_place(|| self.events.recv_timeout(left))
-            .unwrap_or_else(|e| panic!("browser driver: no {expected} event ({e})"));
-        let event: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("browser driver printed {line:?}: {e}"));
-        assert_eq!(event["event"], expected, "browser driver: {event:#}");
-        event
-    }
-
-    fn send(&mut self, request: Value) {
-        let mut stdin = self.stdin.take().expect("one request");
-        writeln!(stdin, "{request}").expect("driver reads its request");
-    }
-}
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        // Normally exited already; on a failed test, do not leave Chromium behind.
-        if !matches!(self.child.try_wait(), Ok(Some(_))) {
-            let _ = self.child.kill();
-        }
-        let _ = self.child.wait();
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs Debian's chromium and node (tests/browser); run by .ci/suites/55-browser.sh"]
@@ -155,8 +46,8 @@ async fn a_developer_pays_and_refunds_from_the_dashboard_in_headless_chromium() 
         .expose()
         .to_owned();
 
-    let mut driver = Driver::start();
-    let artifacts = artifacts_dir();
+    let mut driver = Driver::start("dashboard.mjs");
+    let artifacts = artifacts_dir("browser-dashboard");
     driver.send(json!({
         "dashboard_url": format!("{}/", h.sandbox.control_url()),
         "order_no": order_no,
@@ -248,23 +139,7 @@ async fn a_developer_pays_and_refunds_from_the_dashboard_in_headless_chromium() 
     }
 
     // Screenshots kept as artifacts.
-    let shots: Vec<PathBuf> = done["screenshots"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| PathBuf::from(p.as_str().unwrap()))
-        .collect();
-    assert_eq!(shots.len(), 4, "{done:#}");
-    for shot in &shots {
-        let png = std::fs::read(shot).expect("screenshot written");
-        assert!(
-            png.starts_with(b"\x89PNG\r\n\x1a\n"),
-            "{} is a PNG",
-            shot.display()
-        );
-        assert!(png.len() > 2_000, "{} is not empty", shot.display());
-        println!("screenshot: {}", shot.display());
-    }
+    assert_screenshots(&done, 4);
 
     // The SDK reads what the dashboard did.
     let queried = h.client.get_merchant_payment(&order_no).await.unwrap();

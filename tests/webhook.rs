@@ -4,12 +4,13 @@
 
 mod common;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
+use common::hook::{Deliveries, receiver};
 use common::{Harness, s};
 use serde_json::json;
 use storefront::webhook::{HEADER_EVENT_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP};
@@ -17,25 +18,6 @@ use storefront::{
     CreateMerchantPayment, MinorAmount, PaymentExpectation, VersionDecision, WebhookError,
     WebhookVerifier, status_version_decision,
 };
-
-type Deliveries = Arc<Mutex<Vec<(HeaderMap, Bytes)>>>;
-
-async fn record(State(d): State<Deliveries>, headers: HeaderMap, body: Bytes) -> StatusCode {
-    d.lock().unwrap().push((headers, body));
-    StatusCode::OK
-}
-
-/// A receiver that stores raw deliveries and acknowledges them.
-async fn receiver() -> (String, Deliveries) {
-    let deliveries: Deliveries = Arc::default();
-    let app = axum::Router::new()
-        .route("/hook", axum::routing::post(record))
-        .with_state(deliveries.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, deliveries)
-}
 
 async fn wait_for(deliveries: &Deliveries, n: usize) -> Vec<(HeaderMap, Bytes)> {
     for _ in 0..200 {

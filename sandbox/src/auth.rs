@@ -15,6 +15,7 @@ use time::Duration;
 use crate::directory::store::{AccessToken, Subject};
 use crate::error::{ApiError, ApiResult};
 use crate::ids::random_hex;
+use crate::limits::Bucket;
 use crate::state::AppState;
 
 pub use crate::directory::store::{
@@ -251,6 +252,20 @@ impl Caller {
         if !active {
             return Err(inactive());
         }
+        Ok(merchant_no)
+    }
+
+    /// The set-up of a client-credentials endpoint: [`Caller::authorize`] with
+    /// [`Accepts::ClientOnly`] and `scope`, then one request of the caller's client counted in
+    /// `bucket` (429 `rate_limited` when over). Returns the bound merchant's number.
+    pub fn authorize_client(
+        &self,
+        shared: &AppState,
+        scope: &str,
+        bucket: Bucket,
+    ) -> ApiResult<String> {
+        let merchant_no = self.authorize(shared, Accepts::ClientOnly, scope)?;
+        shared.check_limit(bucket, &self.client_id)?;
         Ok(merchant_no)
     }
 

@@ -24,7 +24,7 @@ use crate::db::Db;
 use crate::limits::Bucket;
 pub use crate::merchant_payments::fees::Funds;
 pub use crate::merchant_payments::store::{Status as PaymentStatus, StatusStep};
-pub use crate::notifications::store::{Attempt, DeliveryStatus};
+pub use crate::notifications::store::{Attempt, DeliveryStatus, LoggedAttempt};
 
 /// The read-only view; holds the sandbox's lock until dropped.
 pub struct Inspect<'a> {
@@ -127,6 +127,10 @@ pub struct PaymentView {
     pub amount_minor: i64,
     /// Currency.
     pub currency: String,
+    /// Precision of `currency`.
+    pub currency_decimals: u32,
+    /// Description shown to the buyer.
+    pub description: Option<String>,
     /// Current status.
     pub status: PaymentStatus,
     /// Current `status_version`.
@@ -145,10 +149,23 @@ pub struct PaymentView {
     pub provider_trade_no: Option<String>,
     /// Settlement in platform coin (eight-decimal fixed point).
     pub settlement_coin: Option<i64>,
+    /// Channels offered on its checkout.
+    pub methods: Vec<MethodView>,
     /// The channel session, once started.
     pub session: Option<SessionView>,
     /// Notification address fixed at creation, if notifications apply.
     pub notify_url: Option<String>,
+}
+
+/// A channel offered on a merchant payment's checkout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodView {
+    /// Channel identifier.
+    pub payment_no: String,
+    /// Channel name (empty when the channel is unknown).
+    pub name: String,
+    /// `card-provider` or `platform-coin` (empty when the channel is unknown).
+    pub provider: String,
 }
 
 /// The delivery record of one notification event (no signing secret).
@@ -199,6 +216,14 @@ pub struct FaultView {
     pub latency_ms: u64,
     /// Whether it drops the connection.
     pub drop_connection: bool,
+    /// Whether it answers a truncated JSON body.
+    pub malformed_body: bool,
+    /// Size of the oversized body it answers, if it does.
+    pub oversized_body: Option<usize>,
+    /// Whether it answers a body of its own.
+    pub custom_body: bool,
+    /// Names of the extra headers it answers.
+    pub header_names: Vec<String>,
     /// Whether the real handler runs first.
     pub after_handler: bool,
 }
@@ -271,6 +296,21 @@ impl<'a> Inspect<'a> {
         self.db.catalog.orders.values().map(order_view).collect()
     }
 
+    /// Every catalog order as it stands on the sandbox clock now, by order number: brought up
+    /// to date on a copy (awaiting payment past its deadline reads as cancelled, paid past
+    /// fulfilment as completed), so nothing stored changes.
+    pub fn catalog_orders_now(&self) -> Vec<CatalogOrderView> {
+        let now = self.clock.now();
+        let orders = self.db.catalog.orders.values();
+        orders
+            .map(|order| {
+                let mut order = order.clone();
+                order.advance(now);
+                order_view(&order)
+            })
+            .collect()
+    }
+
     /// One catalog order.
     pub fn catalog_order(&self, order_no: &str) -> Option<CatalogOrderView> {
         self.db.catalog.orders.get(order_no).map(order_view)
@@ -300,7 +340,7 @@ impl<'a> Inspect<'a> {
             .payments
             .payments
             .values()
-            .map(payment_view)
+            .map(|p| payment_view(&self.db, p))
             .collect();
         all.sort_by_key(|p| std::cmp::Reverse(p.seq));
         all
@@ -308,7 +348,8 @@ impl<'a> Inspect<'a> {
 
     /// One merchant payment.
     pub fn payment(&self, order_no: &str) -> Option<PaymentView> {
-        self.db.payments.payments.get(order_no).map(payment_view)
+        let payment = self.db.payments.payments.get(order_no);
+        payment.map(|p| payment_view(&self.db, p))
     }
 
     /// Idempotency keys a merchant used, with the payment each created.
@@ -339,6 +380,16 @@ impl<'a> Inspect<'a> {
         records.flatten().map(delivery_view).collect()
     }
 
+    /// The latest notification attempts as sent (target, headers, raw body, answer), newest
+    /// first, at most `most`; with `order_no`, only that payment's.
+    pub fn attempt_log(&self, order_no: Option<&str>, most: usize) -> Vec<LoggedAttempt> {
+        let log = self.db.notifications.log.iter().rev();
+        log.filter(|a| order_no.is_none_or(|o| o == a.order_no))
+            .take(most)
+            .cloned()
+            .collect()
+    }
+
     /// How many notification events are stored.
     pub fn notification_event_count(&self) -> usize {
         self.db.notifications.records.values().map(Vec::len).sum()
@@ -363,6 +414,14 @@ impl<'a> Inspect<'a> {
                 status: f.status.map(|s| s.as_u16()),
                 latency_ms: f.latency_ms,
                 drop_connection: f.drop_connection,
+                malformed_body: f.malformed_body,
+                oversized_body: f.oversized_body,
+                custom_body: f.body.is_some(),
+                header_names: f
+                    .headers
+                    .iter()
+                    .map(|(n, _)| n.as_str().to_owned())
+                    .collect(),
                 after_handler: f.after_handler,
             })
             .collect()
@@ -411,7 +470,7 @@ fn order_view(order: &crate::catalog::orders::Order) -> CatalogOrderView {
     }
 }
 
-fn payment_view(p: &crate::merchant_payments::store::MerchantPayment) -> PaymentView {
+fn payment_view(db: &Db, p: &crate::merchant_payments::store::MerchantPayment) -> PaymentView {
     PaymentView {
         seq: p.seq,
         order_no: p.order_no.clone(),
@@ -419,6 +478,8 @@ fn payment_view(p: &crate::merchant_payments::store::MerchantPayment) -> Payment
         external_reference: p.external_reference.clone(),
         amount_minor: p.amount_minor,
         currency: p.currency.clone(),
+        currency_decimals: p.currency_decimals,
+        description: p.description.clone(),
         status: p.status,
         status_version: p.status_version,
         timeline: p.timeline.clone(),
@@ -428,6 +489,11 @@ fn payment_view(p: &crate::merchant_payments::store::MerchantPayment) -> Payment
         occurred_at: p.occurred_at,
         provider_trade_no: p.provider_trade_no.clone(),
         settlement_coin: p.settlement_coin,
+        methods: p
+            .methods
+            .iter()
+            .map(|m| method_view(db, &m.payment_no))
+            .collect(),
         session: p.session.as_ref().map(|s| SessionView {
             payment_no: s.payment_no.clone(),
             user: s.user.clone(),
@@ -437,6 +503,15 @@ fn payment_view(p: &crate::merchant_payments::store::MerchantPayment) -> Payment
             channel_expired: s.channel_expired,
         }),
         notify_url: p.notify.as_ref().map(|n| n.url.clone()),
+    }
+}
+
+fn method_view(db: &Db, payment_no: &str) -> MethodView {
+    let channel = db.directory.channels.get(payment_no);
+    MethodView {
+        payment_no: payment_no.to_owned(),
+        name: channel.map(|c| c.name.clone()).unwrap_or_default(),
+        provider: channel.map(|c| c.provider.clone()).unwrap_or_default(),
     }
 }
 

@@ -3,18 +3,43 @@
 
 mod harness;
 
-use harness::Env;
+use harness::{Answer, Env};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use storefront_sandbox::seed;
 
-fn create_body() -> Value {
+/// The set-up of every test here: a sandbox and a token of its seeded merchant.
+async fn start() -> (Env, String) {
+    let env = Env::start().await;
+    let client = env.merchant_token().await;
+    (env, client)
+}
+
+/// A valid creation body under the idempotency key `key`.
+fn create_body(key: &str) -> Value {
     json!({
         "external_reference": "ORDER-1001",
-        "idempotency_key": "order-1001-attempt-1",
+        "idempotency_key": key,
         "amount_minor": 1999,
         "currency": "USD",
     })
+}
+
+/// POST /openapi/v1/merchant-payments with the merchant's token.
+async fn create(env: &Env, client: &str, body: &Value) -> Answer {
+    let url = env.api("/openapi/v1/merchant-payments");
+    env.post(&url, Some(client), body).await
+}
+
+/// Asserts a 400 answer with the error code `error` (`what` names the case).
+fn assert_bad_request(answer: &Answer, error: &str, what: &str) {
+    assert_eq!(
+        answer.status,
+        StatusCode::BAD_REQUEST,
+        "{what}: {}",
+        answer.text
+    );
+    assert_eq!(answer.error(), error, "{what}");
 }
 
 /// A JSON `null` is not a string, a boolean or an object: an optional member sent as `null` is a
@@ -22,8 +47,7 @@ fn create_body() -> Value {
 /// `null`).
 #[tokio::test]
 async fn null_for_an_optional_member_is_refused_not_taken_as_omitted() {
-    let env = Env::start().await;
-    let client = env.merchant_token().await;
+    let (env, client) = start().await;
     let cases = [
         ("payment_no", "invalid_request"),
         ("description", "invalid_request"),
@@ -32,23 +56,10 @@ async fn null_for_an_optional_member_is_refused_not_taken_as_omitted() {
         ("notify_enabled", "invalid_request"),
     ];
     for (i, (field, error)) in cases.into_iter().enumerate() {
-        let mut body = create_body();
-        body["idempotency_key"] = format!("null-{i}").into();
+        let mut body = create_body(&format!("null-{i}"));
         body[field] = Value::Null;
-        let answer = env
-            .post(
-                &env.api("/openapi/v1/merchant-payments"),
-                Some(&client),
-                &body,
-            )
-            .await;
-        assert_eq!(
-            answer.status,
-            StatusCode::BAD_REQUEST,
-            "{field}: {}",
-            answer.text
-        );
-        assert_eq!(answer.error(), error, "{field}");
+        let answer = create(&env, &client, &body).await;
+        assert_bad_request(&answer, error, field);
         assert_eq!(answer.body["field"], field, "{field}");
     }
     // The pair: each alone is refused as a bad address or secret.
@@ -56,25 +67,12 @@ async fn null_for_an_optional_member_is_refused_not_taken_as_omitted() {
         ("notify_url", "invalid_notify_url"),
         ("notify_secret", "invalid_notify_secret"),
     ] {
-        let mut body = create_body();
-        body["idempotency_key"] = format!("null-{field}").into();
+        let mut body = create_body(&format!("null-{field}"));
         body["notify_url"] = "https://merchant.example/hook".into();
         body["notify_secret"] = "s".repeat(40).into();
         body[field] = Value::Null;
-        let answer = env
-            .post(
-                &env.api("/openapi/v1/merchant-payments"),
-                Some(&client),
-                &body,
-            )
-            .await;
-        assert_eq!(
-            answer.status,
-            StatusCode::BAD_REQUEST,
-            "{field}: {}",
-            answer.text
-        );
-        assert_eq!(answer.error(), error, "{field}");
+        let answer = create(&env, &client, &body).await;
+        assert_bad_request(&answer, error, field);
     }
 
     let user = env.user_token(seed::USER_ALICE).await;
@@ -94,30 +92,17 @@ async fn null_for_an_optional_member_is_refused_not_taken_as_omitted() {
 /// stays refused.
 #[tokio::test]
 async fn integral_numbers_written_with_a_fraction_or_exponent_are_integers() {
-    let env = Env::start().await;
-    let client = env.merchant_token().await;
-    let mut body = create_body();
+    let (env, client) = start().await;
+    let mut body = create_body("order-1001-attempt-1");
     body["amount_minor"] = json!(1999.0);
     body["expires_in"] = json!(6.0e2);
-    let answer = env
-        .post(
-            &env.api("/openapi/v1/merchant-payments"),
-            Some(&client),
-            &body,
-        )
-        .await;
+    let answer = create(&env, &client, &body).await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
     assert_eq!(answer.body["amount_minor"], 1999);
     // The same normalized parameters: an idempotent repeat, written the plain way.
-    let mut plain = create_body();
+    let mut plain = create_body("order-1001-attempt-1");
     plain["expires_in"] = json!(600);
-    let again = env
-        .post(
-            &env.api("/openapi/v1/merchant-payments"),
-            Some(&client),
-            &plain,
-        )
-        .await;
+    let again = create(&env, &client, &plain).await;
     assert_eq!(again.status, StatusCode::CREATED, "{}", again.text);
     assert_eq!(again.body["order_no"], answer.body["order_no"]);
 
@@ -126,23 +111,10 @@ async fn integral_numbers_written_with_a_fraction_or_exponent_are_integers() {
         ("amount_minor", json!(1.0e300), "invalid_request"),
         ("expires_in", json!(600.5), "invalid_expires_in"),
     ] {
-        let mut body = create_body();
-        body["idempotency_key"] = format!("fraction-{field}-{value}").into();
+        let mut body = create_body(&format!("fraction-{field}-{value}"));
         body[field] = value;
-        let answer = env
-            .post(
-                &env.api("/openapi/v1/merchant-payments"),
-                Some(&client),
-                &body,
-            )
-            .await;
-        assert_eq!(
-            answer.status,
-            StatusCode::BAD_REQUEST,
-            "{field}: {}",
-            answer.text
-        );
-        assert_eq!(answer.error(), error);
+        let answer = create(&env, &client, &body).await;
+        assert_bad_request(&answer, error, field);
     }
 
     let user = env.user_token(seed::USER_ALICE).await;

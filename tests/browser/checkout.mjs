@@ -23,14 +23,11 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import readline from 'node:readline';
 import tls from 'node:tls';
 
-const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
-const STEP_TIMEOUT_MS = 30_000;
+import { CHROMIUM, emit, log, readRequest } from './protocol.mjs';
 
-const log = (...args) => console.error('[browser]', ...args);
-const emit = (event) => process.stdout.write(JSON.stringify(event) + '\n');
+const STEP_TIMEOUT_MS = 30_000;
 
 /** base64 SHA-256 of a certificate's SubjectPublicKeyInfo (Chromium's SPKI hash form). */
 function spkiHash(certDerOrPem) {
@@ -89,20 +86,7 @@ updates the order (the return itself proves nothing).</p>
   emit({ event: 'return_page', return_url: returnUrl });
 
   // --- the payment to check out --------------------------------------------------------
-  const input = await new Promise((resolve, reject) => {
-    const rl = readline.createInterface({ input: process.stdin });
-    const closed = () => reject(new Error('stdin closed before the checkout request'));
-    rl.once('close', closed);
-    rl.once('line', (line) => {
-      rl.off('close', closed);
-      rl.close();
-      try {
-        resolve(JSON.parse(line));
-      } catch (e) {
-        reject(e);
-      }
-    });
-  });
+  const input = await readRequest('checkout');
   const { checkout_url: checkoutUrl, ca_pem: caPem, user, method_label: methodLabel } = input;
   const artifacts = input.artifacts_dir;
   mkdirSync(artifacts, { recursive: true });

@@ -15,35 +15,15 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import readline from 'node:readline';
 
-const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
+import { CHROMIUM, emit, log, readRequest } from './protocol.mjs';
+
 const STEP_TIMEOUT_MS = 15_000;
-
-const log = (...args) => console.error('[browser]', ...args);
-const emit = (event) => process.stdout.write(JSON.stringify(event) + '\n');
 
 let browser;
 
-async function readRequest() {
-  return new Promise((resolve, reject) => {
-    const rl = readline.createInterface({ input: process.stdin });
-    const closed = () => reject(new Error('stdin closed before the dashboard request'));
-    rl.once('close', closed);
-    rl.once('line', (line) => {
-      rl.off('close', closed);
-      rl.close();
-      try {
-        resolve(JSON.parse(line));
-      } catch (e) {
-        reject(e);
-      }
-    });
-  });
-}
-
 async function main() {
-  const input = await readRequest();
+  const input = await readRequest('dashboard');
   const { dashboard_url: dashboardUrl, order_no: orderNo, payment_no: paymentNo } = input;
   const artifacts = input.artifacts_dir;
   mkdirSync(artifacts, { recursive: true });

@@ -13,6 +13,9 @@ use storefront_sandbox::{Sandbox, SandboxOptions, seed};
 #[allow(unused_imports)]
 pub use storefront_sandbox::seed as s;
 
+pub mod browser;
+pub mod hook;
+
 /// A sandbox plus a client of the seeded merchant.
 pub struct Harness {
     pub sandbox: Sandbox,

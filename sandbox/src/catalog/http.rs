@@ -60,13 +60,20 @@ pub fn control_routes() -> Router<Arc<AppState>> {
         .route("/catalog/trades/{trade_no}/cancel", post(control_cancel))
 }
 
-/// The user of a user-endpoint caller (client tokens never carry user-only scopes, so this is
-/// reached only defensively).
-fn user_of(caller: &Caller) -> ApiResult<&str> {
-    caller.user().ok_or_else(|| {
+/// The set-up of a buyer endpoint: [`Caller::authorize`] for a user token with `scope`, then
+/// the caller's user (client tokens never carry user-only scopes, so a missing user is reached
+/// only defensively). Returns the bound merchant's number and the user.
+fn authorize_buyer<'c>(
+    caller: &'c Caller,
+    shared: &AppState,
+    scope: &str,
+) -> ApiResult<(String, &'c str)> {
+    let merchant_no = caller.authorize(shared, Accepts::User, scope)?;
+    let user = caller.user().ok_or_else(|| {
         ApiError::new(StatusCode::FORBIDDEN, "insufficient_scope")
             .describe("a user-authorized token is required")
-    })
+    })?;
+    Ok((merchant_no, user))
 }
 
 /// GET {userinfo_endpoint}: user token with `openid`. Returns `sub` (the user id), `name`,
@@ -75,8 +82,7 @@ pub async fn userinfo(
     State(shared): State<Arc<AppState>>,
     caller: Caller,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::User, "openid")?;
-    let user = user_of(&caller)?;
+    let (merchant_no, user) = authorize_buyer(&caller, &shared, "openid")?;
     let mut name = user.to_owned();
     if let Some(first) = name.get_mut(0..1) {
         first.make_ascii_uppercase();
@@ -133,22 +139,14 @@ pub async fn create_order(
     caller: Caller,
     request: Request,
 ) -> ApiResult<impl IntoResponse> {
-    let merchant_no = caller.authorize(&shared, Accepts::User, "orders.create")?;
-    let user = user_of(&caller)?.to_owned();
+    let (merchant_no, user) = authorize_buyer(&caller, &shared, "orders.create")?;
     let JsonBody(body) = JsonBody::<Value>::from_request(request, &()).await?;
     let new = NewOrder::parse(&body)?;
     let now = shared.clock.now();
     let mut db = shared.db();
     db.catalog.advance_all(now);
     let db = &mut *db;
-    let order = place_order(
-        &mut db.catalog,
-        &db.directory,
-        &merchant_no,
-        &user,
-        new,
-        now,
-    )?;
+    let order = place_order(&mut db.catalog, &db.directory, &merchant_no, user, new, now)?;
     let order_no = order.order_no.clone();
     db.catalog.orders.insert(order_no.clone(), order);
     Ok((StatusCode::CREATED, Json(json!({ "order_no": order_no }))))
@@ -160,8 +158,7 @@ pub async fn read_order(
     caller: Caller,
     Path(order_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::User, "orders.read")?;
-    let user = user_of(&caller)?;
+    let (merchant_no, user) = authorize_buyer(&caller, &shared, "orders.read")?;
     let now = shared.clock.now();
     let mut db = shared.db();
     let order = own_order(&mut db.catalog, &order_no, &merchant_no, user, now)?;
@@ -178,8 +175,7 @@ pub async fn start_payment(
     Path(order_no): Path<String>,
     request: Request,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::User, "payments.create")?;
-    let user = user_of(&caller)?.to_owned();
+    let (merchant_no, user) = authorize_buyer(&caller, &shared, "payments.create")?;
     let JsonBody(body) = JsonBody::<Value>::from_request(request, &()).await?;
     if !body.is_object() {
         return Err(ApiError::invalid_request("the body must be a JSON object"));
@@ -203,7 +199,7 @@ pub async fn start_payment(
         &mut db.directory,
         &order_no,
         &merchant_no,
-        &user,
+        user,
         &payment_no,
         now,
     )?;
@@ -224,8 +220,7 @@ pub async fn payment_status(
     caller: Caller,
     Path(order_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::User, "payments.read")?;
-    let user = user_of(&caller)?;
+    let (merchant_no, user) = authorize_buyer(&caller, &shared, "payments.read")?;
     let now = shared.clock.now();
     let mut db = shared.db();
     let order = own_order(&mut db.catalog, &order_no, &merchant_no, user, now)?;

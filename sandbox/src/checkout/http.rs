@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, MutexGuard};
 
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -12,6 +12,7 @@ use axum::routing::{get, post};
 use axum::{Form, Router};
 
 use super::{CHECKOUT_PATH, page, rules};
+use crate::db::Db;
 use crate::error::ApiError;
 use crate::limits::Bucket;
 use crate::merchant_payments::store::Status;
@@ -73,15 +74,55 @@ fn not_found() -> Response {
     )
 }
 
+/// Why a checkout request stops before its handler's work: over the peer's rate limit, or an
+/// unknown checkout token.
+#[derive(Debug)]
+enum Refusal {
+    /// 429 `rate_limited` (JSON, like every limit).
+    Limited(ApiError),
+    /// The 404 checkout page.
+    UnknownToken,
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::Limited(error) => error.into_response(),
+            Refusal::UnknownToken => not_found(),
+        }
+    }
+}
+
+/// What a checkout handler answers.
+type Answer = Result<Response, Refusal>;
+
+/// Counts one request of the peer's IP in `bucket`.
+fn check_peer(shared: &AppState, peer: SocketAddr, bucket: Bucket) -> Result<(), Refusal> {
+    shared
+        .check_limit(bucket, &peer.ip().to_string())
+        .map_err(Refusal::Limited)
+}
+
+/// The database, locked, and the payment number behind a checkout token.
+fn lock_checkout<'s>(
+    shared: &'s AppState,
+    token: &str,
+) -> Result<(MutexGuard<'s, Db>, String), Refusal> {
+    let db = shared.db();
+    let order_no = db.payments.order_for_token(token);
+    let order_no = order_no.ok_or(Refusal::UnknownToken)?;
+    Ok((db, order_no))
+}
+
 /// Renders the page for a token, with an optional notice. A paid payment with a saved return
 /// address moves the buyer there (303), with nothing appended.
 fn render(shared: &AppState, token: &str, notice: Option<&str>, status: StatusCode) -> Response {
     let now = shared.clock.now();
-    let mut db = shared.db();
-    let db = &mut *db;
-    let Some(order_no) = db.payments.order_for_token(token) else {
-        return not_found();
+    let (mut db, order_no) = match lock_checkout(shared, token) {
+        Ok(found) => found,
+        Err(refusal) => return refusal.into_response(),
     };
+    let db = &mut *db;
     let payment = match rules::read(&mut db.payments, &mut db.notifications, &order_no, now) {
         Ok(p) => p.clone(),
         Err(e) => return error_page(&e),
@@ -100,11 +141,9 @@ async fn show(
     State(shared): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
-) -> Response {
-    if let Err(e) = shared.check_limit(Bucket::CheckoutRead, &peer.ip().to_string()) {
-        return e.into_response();
-    }
-    render(&shared, &token, None, StatusCode::OK)
+) -> Answer {
+    check_peer(&shared, peer, Bucket::CheckoutRead)?;
+    Ok(render(&shared, &token, None, StatusCode::OK))
 }
 
 fn page_url(shared: &AppState, token: &str) -> String {
@@ -118,44 +157,36 @@ async fn login(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
     Form(form): Form<HashMap<String, String>>,
-) -> Response {
-    if let Err(e) = shared.check_limit(Bucket::CheckoutRead, &peer.ip().to_string()) {
-        return e.into_response();
-    }
+) -> Answer {
+    check_peer(&shared, peer, Bucket::CheckoutRead)?;
     let user = form.get("user").cloned().unwrap_or_default();
     {
-        let mut db = shared.db();
-        let Some(order_no) = db.payments.order_for_token(&token) else {
-            return not_found();
-        };
+        let (mut db, order_no) = lock_checkout(&shared, &token)?;
         if !db.directory.users.contains_key(&user) {
             drop(db);
-            return render(
+            return Ok(render(
                 &shared,
                 &token,
                 Some("No such sandbox user."),
                 StatusCode::BAD_REQUEST,
-            );
+            ));
         }
         if let Some(payment) = db.payments.payments.get_mut(&order_no) {
             payment.checkout_user = Some(user);
         }
     }
-    see_other(&page_url(&shared, &token))
+    Ok(see_other(&page_url(&shared, &token)))
 }
 
 /// POST /checkout/{token}/logout.
-async fn logout(State(shared): State<Arc<AppState>>, Path(token): Path<String>) -> Response {
+async fn logout(State(shared): State<Arc<AppState>>, Path(token): Path<String>) -> Answer {
     {
-        let mut db = shared.db();
-        let Some(order_no) = db.payments.order_for_token(&token) else {
-            return not_found();
-        };
+        let (mut db, order_no) = lock_checkout(&shared, &token)?;
         if let Some(payment) = db.payments.payments.get_mut(&order_no) {
             payment.checkout_user = None;
         }
     }
-    see_other(&page_url(&shared, &token))
+    Ok(see_other(&page_url(&shared, &token)))
 }
 
 /// POST /checkout/{token}/pay (form field `method`: the per-order method identifier): starts
@@ -166,16 +197,11 @@ async fn pay(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
     Form(form): Form<HashMap<String, String>>,
-) -> Response {
-    if let Err(e) = shared.check_limit(Bucket::CheckoutStart, &peer.ip().to_string()) {
-        return e.into_response();
-    }
+) -> Answer {
+    check_peer(&shared, peer, Bucket::CheckoutStart)?;
     let now = shared.clock.now();
     let outcome = {
-        let mut db = shared.db();
-        let Some(order_no) = db.payments.order_for_token(&token) else {
-            return not_found();
-        };
+        let (mut db, order_no) = lock_checkout(&shared, &token)?;
         let user = db
             .payments
             .payments
@@ -216,11 +242,11 @@ async fn pay(
             }
         })
     };
-    match outcome {
+    Ok(match outcome {
         Ok(true) => after_payment(&shared, &token),
         Ok(false) => see_other(&page_url(&shared, &token)),
         Err(e) => render(&shared, &token, Some(&describe(&e)), e.status),
-    }
+    })
 }
 
 /// POST /checkout/{token}/card/complete: the simulated card provider confirms the payment of
@@ -229,16 +255,11 @@ async fn card_complete(
     State(shared): State<Arc<AppState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(token): Path<String>,
-) -> Response {
-    if let Err(e) = shared.check_limit(Bucket::CheckoutStart, &peer.ip().to_string()) {
-        return e.into_response();
-    }
+) -> Answer {
+    check_peer(&shared, peer, Bucket::CheckoutStart)?;
     let now = shared.clock.now();
     let outcome = {
-        let mut db = shared.db();
-        let Some(order_no) = db.payments.order_for_token(&token) else {
-            return not_found();
-        };
+        let (mut db, order_no) = lock_checkout(&shared, &token)?;
         let is_card_session = db
             .payments
             .payments
@@ -261,10 +282,10 @@ async fn card_complete(
                 .describe("no card payment is open"))
         }
     };
-    match outcome {
+    Ok(match outcome {
         Ok(()) => after_payment(&shared, &token),
         Err(e) => render(&shared, &token, Some(&describe(&e)), e.status),
-    }
+    })
 }
 
 /// POST /checkout/{token}/card/cancel: the buyer cancels at the card provider and returns to

@@ -3,8 +3,8 @@
 //! and trades, the clock, pending faults and rate-limit windows, with buttons that call the
 //! existing control endpoints.
 //!
-//! [`view`] is the only module that reads sandbox state (into owned snapshot structs that hold
-//! no secret); [`pages`] renders those snapshots as HTML.
+//! [`view`] is the only module that reads sandbox state (through the read-only views of
+//! [`crate::inspect`], which hold no secret); [`pages`] renders those views as HTML.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! HTML of the dashboard pages, from the snapshot structs of [`super::view`] only. Inline CSS,
+//! HTML of the dashboard pages, from the read-only views of [`super::view`] only. Inline CSS,
 //! one small inline script (buttons POST/PUT/DELETE JSON to the control endpoints, then the page
 //! reloads), no external assets. Every text taken from state is escaped.
 
@@ -7,24 +7,12 @@ use std::fmt::Write;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::view::{AttemptRow, DashboardView, PaymentRow};
+use super::view::{DashboardView, event_status, fault_effect};
+use crate::inspect::{DeliveryStatus, LoggedAttempt, PaymentView};
 use crate::seed::CONTROL_PREFIX;
 
-/// Escapes text for HTML content and attribute values.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escapes text for HTML content and attribute values (the checkout page's escaping).
+pub use crate::checkout::page::escape as esc;
 
 fn stamp(at: OffsetDateTime) -> String {
     at.replace_nanosecond(0)
@@ -235,8 +223,8 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
 "#,
         title = esc(title),
         home = CONTROL_PREFIX,
-        now = stamp(view.clock.now),
-        offset = view.clock.offset_seconds,
+        now = stamp(view.now),
+        offset = view.clock_offset_seconds,
     )
 }
 
@@ -251,7 +239,7 @@ fn payment_link(order_no: &str) -> String {
     )
 }
 
-fn amount(p: &PaymentRow) -> String {
+fn amount(p: &PaymentView) -> String {
     format!(
         "{} {}",
         fixed(p.amount_minor, p.currency_decimals),
@@ -263,7 +251,7 @@ fn amount(p: &PaymentRow) -> String {
 /// rate limits and wallets.
 pub fn overview(view: &DashboardView) -> String {
     let mut html = String::new();
-    let now = view.clock.now;
+    let now = view.now;
 
     html.push_str(r#"<section id="payments"><h2>Merchant payments</h2>"#);
     if view.payments.is_empty() {
@@ -271,27 +259,27 @@ pub fn overview(view: &DashboardView) -> String {
     } else {
         html.push_str("<table><tr><th>order_no</th><th>merchant</th><th>reference</th><th>amount</th><th>status</th><th>version</th><th>channel</th><th>expires_at</th><th>notifications</th></tr>");
         for p in &view.payments {
-            let delivered = p
-                .records
-                .iter()
-                .filter(|r| r.delivery_status == "delivered")
-                .count();
+            let records = view.records_of(&p.order_no);
+            let (delivered, records) = records.fold((0, 0), |(delivered, all), r| {
+                let done = usize::from(r.status == DeliveryStatus::Delivered);
+                (delivered + done, all + 1)
+            });
             let _ = write!(
                 html,
                 r#"<tr class="payment" data-order-no="{order}" data-status="{st}"><td>{link}</td><td>{merchant}</td><td>{reference}</td><td>{amount}</td><td>{status}</td><td>{version}</td><td>{channel}</td><td>{expires} <span class="muted">{rel}</span></td><td>{records}</td></tr>"#,
                 order = esc(&p.order_no),
-                st = esc(&p.status),
+                st = p.status.as_str(),
                 link = payment_link(&p.order_no),
                 merchant = esc(&p.merchant_no),
                 reference = esc(&p.external_reference),
                 amount = amount(p),
-                status = status(&p.status),
+                status = status(p.status.as_str()),
                 version = p.status_version,
                 channel = esc(p.session.as_ref().map_or("–", |s| s.payment_no.as_str())),
                 expires = stamp(p.expires_at),
                 rel = relative(p.expires_at, now),
                 records = if p.notify_url.is_some() {
-                    format!("{delivered}/{} delivered", p.records.len())
+                    format!("{delivered}/{records} delivered")
                 } else {
                     "off".to_owned()
                 },
@@ -340,7 +328,7 @@ fn catalog(html: &mut String, view: &DashboardView) {
                 fixed(o.payment_pay_amount, 8),
                 esc(&o.payment_currency),
                 esc(&o.payment_no),
-                esc(o.trade_no.as_deref().unwrap_or("–")),
+                esc(o.trade.as_ref().map_or("–", |t| t.trade_no.as_str())),
                 stamp(o.created_at),
                 opt_time(o.paid_at),
             );
@@ -355,12 +343,13 @@ fn catalog(html: &mut String, view: &DashboardView) {
     } else {
         html.push_str("<table><tr><th>trade_no</th><th>order_no</th><th>payment status</th><th>expires</th><th></th></tr>");
         for t in &view.trades {
-            let label = match t.payment_status {
+            let payment_status = view.catalog_payment_status(&t.order_no);
+            let label = match payment_status {
                 0 => "0 awaiting",
                 1 => "1 paid",
                 _ => "2 cancelled",
             };
-            let buttons = if t.payment_status == 0 {
+            let buttons = if payment_status == 0 {
                 let base = control(&format!("/catalog/trades/{}", t.trade_no));
                 format!(
                     "{}{}",
@@ -386,7 +375,7 @@ fn catalog(html: &mut String, view: &DashboardView) {
                 esc(&t.trade_no),
                 esc(&t.order_no),
                 label,
-                opt_time(t.expires_at),
+                stamp(t.expires_at),
                 buttons
             );
         }
@@ -414,7 +403,7 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
                 f.id,
                 esc(&f.method),
                 esc(&f.path),
-                esc(&f.effect),
+                esc(&fault_effect(f)),
                 f.remaining
             );
         }
@@ -441,12 +430,12 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
             let _ = write!(
                 html,
                 "<tr><td>{}</td><td>{}</td><td>{} / {}</td><td>{} <span class=\"muted\">{}</span></td></tr>",
-                esc(&l.bucket),
+                esc(l.bucket.name()),
                 esc(&l.key),
                 l.used,
                 l.limit,
-                stamp(l.oldest_leaves_at),
-                relative(l.oldest_leaves_at, view.clock.now),
+                stamp(l.frees_at.unwrap_or(view.now)),
+                relative(l.frees_at.unwrap_or(view.now), view.now),
             );
         }
         html.push_str("</table>");
@@ -460,18 +449,18 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
     html.push_str("</section>");
 
     html.push_str(r#"<section id="buyers"><h2>Buyers</h2><table><tr><th>user</th><th>platform-coin wallet</th></tr>"#);
-    for u in &view.users {
+    for (user_id, wallet) in &view.wallets {
         let _ = write!(
             html,
             "<tr><td>{}</td><td>{}</td></tr>",
-            esc(&u.user_id),
-            fixed(u.wallet, 8)
+            esc(user_id),
+            fixed(*wallet, 8)
         );
     }
     html.push_str("</table></section>");
 }
 
-fn attempts_table(html: &mut String, attempts: &[AttemptRow], with_order: bool) {
+fn attempts_table(html: &mut String, attempts: &[LoggedAttempt], with_order: bool) {
     if attempts.is_empty() {
         html.push_str(r#"<p class="muted">None yet.</p>"#);
         return;
@@ -487,11 +476,12 @@ fn attempts_table(html: &mut String, attempts: &[AttemptRow], with_order: bool) 
         let answer = a
             .http_status
             .map_or_else(|| "no answer".to_owned(), |s| format!("HTTP {s}"));
+        let (event_status, event_version) = event_status(a);
         let _ = write!(
             html,
             r#"<tr class="attempt" data-event-id="{event}" data-event-status="{est}" data-http-status="{hs}"><td>{started}<br><span class="muted">{took} ms</span></td>"#,
             event = esc(&a.event_id),
-            est = esc(&a.event_status),
+            est = esc(&event_status),
             hs = a.http_status.map(|s| s.to_string()).unwrap_or_default(),
             started = stamp(a.started_at),
             took = (a.finished_at - a.started_at).whole_milliseconds(),
@@ -505,8 +495,8 @@ fn attempts_table(html: &mut String, attempts: &[AttemptRow], with_order: bool) 
 X-Service-Timestamp: {timestamp}
 X-Service-Signature: {signature}</pre><div class="muted">body (raw, as signed)</div><pre>{body}</pre></details></td></tr>"#,
             event = esc(&a.event_id),
-            status = status(&a.event_status),
-            version = a.status_version.map(|v| v.to_string()).unwrap_or_default(),
+            status = status(&event_status),
+            version = event_version.map(|v| v.to_string()).unwrap_or_default(),
             number = a.number,
             error = esc(a.error.as_deref().unwrap_or("")),
             url = esc(&a.url),
@@ -521,9 +511,9 @@ X-Service-Signature: {signature}</pre><div class="muted">body (raw, as signed)</
 
 /// `GET /_sandbox/payments/{order_no}`: one payment, its timeline, notification records and
 /// attempts, and the buttons that act on it.
-pub fn payment(view: &DashboardView, p: &PaymentRow) -> String {
+pub fn payment(view: &DashboardView, p: &PaymentView) -> String {
     let mut html = String::new();
-    let now = view.clock.now;
+    let now = view.now;
     let base = control(&format!("/merchant-payments/{}", p.order_no));
     let _ = write!(
         html,
@@ -536,8 +526,8 @@ pub fn payment(view: &DashboardView, p: &PaymentRow) -> String {
 <dt>notifications</dt><dd>{notify}</dd></dl>
 <p class="muted">The checkout address is not shown: it holds the checkout token.</p></section>"#,
         order = esc(&p.order_no),
-        st = esc(&p.status),
-        status = status(&p.status),
+        st = p.status.as_str(),
+        status = status(p.status.as_str()),
         merchant = esc(&p.merchant_no),
         reference = esc(&p.external_reference),
         amount = amount(p),
@@ -607,13 +597,13 @@ pub fn payment(view: &DashboardView, p: &PaymentRow) -> String {
             .collect(),
     };
     let users: String = view
-        .users
+        .wallets
         .iter()
-        .map(|u| {
+        .map(|(user_id, wallet)| {
             format!(
                 r#"<option value="{0}">{0} (wallet {1})</option>"#,
-                esc(&u.user_id),
-                fixed(u.wallet, 8)
+                esc(user_id),
+                fixed(*wallet, 8)
             )
         })
         .collect();
@@ -661,8 +651,8 @@ pub fn payment(view: &DashboardView, p: &PaymentRow) -> String {
             html,
             r#"<tr class="change" data-version="{v}" data-status="{st}"><td>{v}</td><td>{status}</td><td>{at}</td><td>{why}</td></tr>"#,
             v = t.status_version,
-            st = esc(&t.status),
-            status = status(&t.status),
+            st = t.status.as_str(),
+            status = status(t.status.as_str()),
             at = stamp(t.at),
             why = esc(&t.why),
         );
@@ -672,12 +662,12 @@ pub fn payment(view: &DashboardView, p: &PaymentRow) -> String {
     html.push_str(r#"<section id="records"><h2>Notification records</h2>"#);
     if p.notify_url.is_none() {
         html.push_str(r#"<p class="muted">Notifications are off for this payment.</p>"#);
-    } else if p.records.is_empty() {
+    } else if view.records_of(&p.order_no).next().is_none() {
         html.push_str(r#"<p class="muted">None yet.</p>"#);
     } else {
         html.push_str("<table><tr><th>event</th><th>version</th><th>delivery</th><th>attempts</th><th>next attempt</th><th>last answer</th><th>last error</th><th></th></tr>");
-        for r in &p.records {
-            let label = if r.delivery_status == "failed" {
+        for r in view.records_of(&p.order_no) {
+            let label = if r.status == DeliveryStatus::Failed {
                 "Re-queue now"
             } else {
                 "Redeliver now"
@@ -692,9 +682,9 @@ pub fn payment(view: &DashboardView, p: &PaymentRow) -> String {
                 html,
                 r#"<tr class="record" data-event-id="{event}" data-delivery-status="{ds}"><td><code>{event}</code></td><td>{v}</td><td>{status}{flight}</td><td>{attempts}</td><td>{next}</td><td>{answer}</td><td>{error}</td><td>{redeliver}</td></tr>"#,
                 event = esc(&r.event_id),
-                ds = esc(&r.delivery_status),
+                ds = r.status.as_str(),
                 v = r.status_version,
-                status = status(&r.delivery_status),
+                status = status(r.status.as_str()),
                 flight = if r.in_flight { " (in flight)" } else { "" },
                 attempts = r.attempts,
                 next = opt_time(r.next_attempt_at),

@@ -17,7 +17,7 @@ use super::rules::build_payment;
 use super::store::{MerchantPayment, Status};
 use super::validation::validate_create;
 use super::views::{create_view, query_view};
-use crate::auth::{Accepts, Caller};
+use crate::auth::Caller;
 use crate::db::Db;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::JsonBody;
@@ -49,8 +49,8 @@ pub async fn list_channels(
     State(shared): State<Arc<AppState>>,
     caller: Caller,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.read")?;
-    shared.check_limit(Bucket::MerchantRead, &caller.client_id)?;
+    let merchant_no =
+        caller.authorize_client(&shared, "merchant_payments.read", Bucket::MerchantRead)?;
     let db = shared.db();
     let merchant = db
         .directory
@@ -85,8 +85,8 @@ pub async fn create(
     caller: Caller,
     JsonBody(body): JsonBody<Value>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.create")?;
-    shared.check_limit(Bucket::MerchantCreate, &caller.client_id)?;
+    let merchant_no =
+        caller.authorize_client(&shared, "merchant_payments.create", Bucket::MerchantCreate)?;
     let request = validate_create(&body, shared.allow_loopback_notify)?;
     let now = shared.clock.now();
     let mut db = shared.db();
@@ -160,8 +160,8 @@ pub async fn get_payment(
     caller: Caller,
     Path(order_no): Path<String>,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.read")?;
-    shared.check_limit(Bucket::MerchantRead, &caller.client_id)?;
+    let merchant_no =
+        caller.authorize_client(&shared, "merchant_payments.read", Bucket::MerchantRead)?;
     let now = shared.clock.now();
     let mut db = shared.db();
     let Db {
@@ -185,8 +185,8 @@ pub async fn list_payments(
     caller: Caller,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.read")?;
-    shared.check_limit(Bucket::MerchantRead, &caller.client_id)?;
+    let merchant_no =
+        caller.authorize_client(&shared, "merchant_payments.read", Bucket::MerchantRead)?;
     let Query(query) =
         query.map_err(|_| ApiError::invalid_request("the query string is malformed"))?;
     let filter = |name: &str| query.get(name).filter(|v| !v.is_empty()).cloned();

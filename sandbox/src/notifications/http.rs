@@ -12,7 +12,7 @@ use axum::{Json, Router};
 use serde_json::{Value, json};
 
 use super::store::{logged_view, record_view};
-use crate::auth::{Accepts, Caller};
+use crate::auth::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::limits::Bucket;
 use crate::merchant_payments::http::{effective_limit, payment_not_found};
@@ -27,8 +27,8 @@ pub async fn list_records(
     Path(order_no): Path<String>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> ApiResult<Json<Value>> {
-    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.read")?;
-    shared.check_limit(Bucket::MerchantRead, &caller.client_id)?;
+    let merchant_no =
+        caller.authorize_client(&shared, "merchant_payments.read", Bucket::MerchantRead)?;
     let limit = query
         .map(|Query(q)| effective_limit(q.get("limit").map(String::as_str)))
         .unwrap_or_else(|_| effective_limit(None));
@@ -57,8 +57,11 @@ pub async fn requeue(
     caller: Caller,
     Path((order_no, event_id)): Path<(String, String)>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let merchant_no = caller.authorize(&shared, Accepts::ClientOnly, "merchant_payments.create")?;
-    shared.check_limit(Bucket::NotificationRetry, &caller.client_id)?;
+    let merchant_no = caller.authorize_client(
+        &shared,
+        "merchant_payments.create",
+        Bucket::NotificationRetry,
+    )?;
     let now = shared.clock.now();
     let mut db = shared.db();
     db.payments
