@@ -3,8 +3,10 @@
 # a JVM project that depends on dev.storefront:storefront:VERSION by its coordinates, resolved
 # from the Maven repository of the release folder (OUT/jvm/repo, written by
 # .ci/release.d/jvm.sh), runs the Kotlin example and the Java example (javac, the Java API with
-# CompletableFuture) against a standalone sandbox, and a shop's own JUnit 5 test with the
-# sandbox extension dev.storefront:storefront-testing:VERSION from the same repository.
+# CompletableFuture) against a standalone sandbox, the README's Java and Kotlin quick starts
+# (bindings/kotlin/README.md's ```java QuickStart.java and ```kotlin QuickStart.kt, taken out of
+# the page by .ci/lib/md-block) as written, and a shop's own JUnit 5 test with the sandbox
+# extension dev.storefront:storefront-testing:VERSION from the same repository.
 #
 # Maven's local repository: a fresh one in this folder (so an SDK that `mvn install` or suite
 # 40-kotlin put into ~/.m2 can never stand in for the released one: Maven prefers a locally
@@ -105,6 +107,69 @@ for lang in kotlin java; do
   else
     cat "$out" >&2
     fail "$lang example failed"
+  fi
+done
+
+# The README's quick starts, as written, each the one source of a project of its own depending on
+# the coordinates (Java: javac only; Kotlin: kotlin-maven-plugin), run against the sandbox with its
+# STOREFRONT_* variables and USER_ACCESS_TOKEN after a reset (.ci/lib/sandbox_env.py, as suites
+# 36 and 40 give the README's programs).
+readme="$STOREFRONT_CI/../bindings/kotlin/README.md"
+quickstart_pom() {  # LANG
+  local kotlin=
+  if [[ "$1" == kotlin ]]; then
+    kotlin='<plugin><groupId>org.jetbrains.kotlin</groupId><artifactId>kotlin-maven-plugin</artifactId><version>2.2.21</version>
+        <configuration><jvmTarget>17</jvmTarget></configuration>
+        <executions><execution><id>compile</id><goals><goal>compile</goal></goals></execution></executions></plugin>'
+  fi
+  cat <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>shop</groupId>
+  <artifactId>quickstart-$1</artifactId>
+  <version>1</version>
+  <properties><project.build.sourceEncoding>UTF-8</project.build.sourceEncoding></properties>
+  <repositories>
+    <repository><id>storefront</id><url>$repo_url</url></repository>
+  </repositories>
+  <dependencies>
+    <dependency><groupId>dev.storefront</groupId><artifactId>storefront</artifactId><version>$version</version></dependency>
+  </dependencies>
+  <build>
+    <sourceDirectory>src/main/$1</sourceDirectory>
+    <plugins>
+      $kotlin
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version>
+        <configuration><release>17</release></configuration></plugin>
+      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
+    </plugins>
+  </build>
+</project>
+POM
+}
+for lang in java kotlin; do
+  case $lang in java) source_file=QuickStart.java main=QuickStart ;; kotlin) source_file=QuickStart.kt main=QuickStartKt ;; esac
+  dir="quickstart-$lang"
+  mkdir -p "$dir/src/main/$lang"
+  quickstart_pom "$lang" >"$dir/pom.xml"
+  if ! python3 "$STOREFRONT_CI/lib/md-block" "$readme" "$lang $source_file" >"$dir/src/main/$lang/$source_file"; then
+    fail "the README's $lang quick start (\`\`\`$lang $source_file) is not in bindings/kotlin/README.md"
+    continue
+  fi
+  if ! mvn_plain -q -f "$dir/pom.xml" -C "-Dmaven.repo.local=$m2" compile \
+      org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath -Dmdep.outputFile="$PWD/$dir/classpath.txt" >"$dir/build.out"; then
+    cat "$dir/build.out" >&2
+    fail "the README's $lang quick start does not compile against the release"
+    continue
+  fi
+  mapfile -t program_env < <(python3 "$STOREFRONT_CI/lib/sandbox_env.py" "$PWD/ready.json")
+  if env "${program_env[@]}" java -Djna.nosys=true -cp "$dir/target/classes:$(cat "$dir/classpath.txt")" "$main" >"$dir/run.out" 2>&1 &&
+    grep -q '^persist with the order: ' "$dir/run.out"; then
+    sed 's/^/    /' "$dir/run.out"
+    pass "the README's $lang quick start ($source_file) ran against the sandbox with the release jar"
+  else
+    cat "$dir/run.out" >&2
+    fail "the README's $lang quick start ($source_file) failed against the sandbox"
   fi
 done
 

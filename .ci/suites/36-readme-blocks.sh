@@ -4,7 +4,9 @@
 # standalone sandbox, configured only by the sandbox's own STOREFRONT_* lines (its ready file's
 # "env"), each Python program also through `mypy --strict` (mypy from PyPI, in a venv kept under
 # target/), each PHP block through `php -l`; checks the README's sandbox lines against what the
-# sandbox prints; and fails on any block neither run nor tagged with the reason it is not.
+# sandbox prints; and fails on any block neither run nor tagged with the reason it is not. The
+# Kotlin and Java blocks are only checked here to be tagged or programs (a main, a JUnit test):
+# suite 40-kotlin compiles and runs them against the jar it builds (readme-blocks --jvm-project).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-venv; }
@@ -27,20 +29,16 @@ sandbox_pid=
 trap 'kill "$sandbox_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 source .ci/sandbox.sh
 start_sandbox "$target_dir/debug/storefront-sandbox" "$work"
+# The blocks get exactly the variables the sandbox gives (what `export` lines it prints, its ready
+# file's "env"), added by the runner with the user token (.ci/lib/sandbox_env.py).
 export STOREFRONT_READY_FILE="$work/ready.json"
-# The blocks get exactly the variables the sandbox gives (what `export` lines it prints).
-while IFS= read -r line; do export "$line"; done < <(python3 -c '
-import json, sys
-for name, value in json.load(open(sys.argv[1]))["env"].items():
-    print(f"{name}={value}")' "$STOREFRONT_READY_FILE")
 python3 .ci/readme-blocks
 
 # README.md's Rust blocks: doctests (src/lib.rs, cfg(readme_blocks)) compiled and run with the same
-# variables, after a reset, with USER_ACCESS_TOKEN minted for the seeded buyer alice as above.
-# rustdoc drops a block whose info string holds a character it does not accept (' / . ( )),
-# silently: the count below catches it.
-USER_ACCESS_TOKEN=$(python3 .ci/readme-blocks --user-token)
-export USER_ACCESS_TOKEN
+# variables as every program: the sandbox's own, after a reset, and USER_ACCESS_TOKEN
+# (.ci/lib/sandbox_env.py). rustdoc drops a block whose info string holds a character it does not
+# accept (' / . ( )), silently: the count below catches it.
+while IFS= read -r line; do export "$line"; done < <(python3 .ci/lib/sandbox_env.py "$STOREFRONT_READY_FILE")
 # Each returns storefront::Result from main, so an error of any call fails it; without the
 # sandbox's variables all four that run fail (Config::from_env). Four run (quick start, rate
 # limits, shared state, reconcile) and one is compiled only (the inbox server, production-only,

@@ -4,6 +4,9 @@
 # with the freshly built native library, and the Kotlin and Java examples, which depend on
 # dev.storefront:storefront:VERSION by its coordinates, run against the jar just tested; the
 # JUnit 5 sandbox extension (bindings/kotlin-testing) is built and tested against that jar too.
+# Then every Kotlin and Java block of the READMEs not tagged otherwise (.ci/readme-blocks
+# --jvm-project: one generated Maven project, Kotlin by kotlin-maven-plugin, Java by javac) runs
+# against the sandbox with these two jars, and a broken page must fail naming file, line, language.
 # Needs Java 17+ and Maven (present on every machine; Maven pulls its dependencies) and
 # PostgreSQL, which .ci/install-servers.sh installs from Debian's packages when missing.
 set -euo pipefail
@@ -80,8 +83,9 @@ fi
 mvn -B -ntp -q -Dmaven.repo.local="$m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
   -Dfile="$jar" -DpomFile=bindings/kotlin/pom.xml
 # The JUnit 5 extension (dev.storefront:storefront-testing, bindings/kotlin-testing) against that
-# jar: its Java tests use it as a shop does (@ExtendWith, an injected client, trigger pay).
-mvn -B -ntp -Dmaven.repo.local="$m2" -f bindings/kotlin-testing/pom.xml verify \
+# jar: its Java tests use it as a shop does (@ExtendWith, an injected client, trigger pay). Installed
+# into $m2 too, for the README's JUnit test below.
+mvn -B -ntp -Dmaven.repo.local="$m2" -f bindings/kotlin-testing/pom.xml install \
   -Dstorefront.sandbox.bin="$PWD/target/debug/storefront-sandbox"
 source .ci/sandbox.sh
 start_sandbox target/debug/storefront-sandbox "$work"
@@ -94,3 +98,40 @@ grep -q "storefront $version against" "$work/example.out"
 mvn -B -ntp -q -Dmaven.repo.local="$m2" -f examples/java/pom.xml compile exec:java -Dsandbox="$origin" | tee "$work/example-java.out"
 grep -q 'both flows done' "$work/example-java.out"
 grep -q "storefront $version against" "$work/example-java.out"
+
+# The READMEs' Kotlin and Java blocks, as written, by the same coordinates (both jars in $m2):
+# each program gets the sandbox's STOREFRONT_* variables and USER_ACCESS_TOKEN after a reset; the
+# JUnit test class (storefront-testing) starts its own sandbox from STOREFRONT_SANDBOX_BIN.
+export STOREFRONT_READY_FILE="$work/ready.json" STOREFRONT_SANDBOX_BIN="$PWD/target/debug/storefront-sandbox"
+python3 .ci/readme-blocks --jvm-project "$work/readme-jvm" --maven-repo "$m2"
+
+# The runner fails, naming file, line and language: a Kotlin program that throws (a payment that
+# does not exist: 404), and a Java program that does not compile (the page's line 14).
+cat >"$work/broken.md" <<'MD'
+# broken
+
+```kotlin
+import dev.storefront.*
+
+suspend fun main() {
+    Storefront.client(Storefront.configFromEnv()).getMerchantPayment("no-such-order")
+}
+```
+
+```java Broken.java
+public class Broken {
+    public static void main(String[] args) {
+        undefinedMethod();
+    }
+}
+```
+MD
+if python3 .ci/readme-blocks --jvm-project "$work/broken-jvm" --maven-repo "$m2" "$work/broken.md" >"$work/broken.out" 2>&1; then
+  cat "$work/broken.out"; echo "readme-blocks passed a broken page" >&2; exit 1
+fi
+for expected in 'FAIL .*broken.md:3 \(kotlin\): exit 1' 'StorefrontException\$Api: status=404' \
+                'FAIL .*broken.md:11 \(java\): does not compile' 'Broken.java:\[4,9\] \[.*broken.md:14\] cannot find symbol'; do
+  grep -qE "$expected" "$work/broken.out" || { cat "$work/broken.out"; echo "readme-blocks did not report: $expected" >&2; exit 1; }
+done
+rm -rf "$(sed -n 's/^the programs as run are kept in //p' "$work/broken.out")"
+echo "readme-blocks --jvm-project: a broken page fails with its file, line and language"
