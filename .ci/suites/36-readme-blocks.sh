@@ -2,9 +2,12 @@
 # Every fenced code block of README.md and bindings/*/README.md, run as written (issue 18 item 5):
 # .ci/readme-blocks (its header documents the tags) runs the Python and PHP blocks against the
 # standalone sandbox, configured only by the sandbox's own STOREFRONT_* lines (its ready file's
-# "env"), each Python program also through `mypy --strict` (mypy from PyPI, in a venv kept under
-# target/), each PHP block through `php -l`; checks the README's sandbox lines against what the
-# sandbox prints; and fails on any block neither run nor tagged with the reason it is not.
+# "env"), each Python program also through `mypy --strict` (mypy and Flask, pinned, from PyPI, in a
+# venv kept under target/; its python runs the programs), each PHP block through `php -l`; serves
+# the webhook receiver blocks (tag `receiver`: php -S, or the WSGI app under wsgiref) on loopback
+# and checks that they answer the sandbox's signed deliveries 2xx and a tampered one non-2xx;
+# checks the README's sandbox lines against what the sandbox prints; and fails on any block
+# neither run nor tagged with the reason it is not.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-venv; }
@@ -14,12 +17,13 @@ python3 -c "import venv, ensurepip" 2>/dev/null || { apt-get update -qq && apt-g
 cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/readme-blocks-venv"
-if ! "$venv/bin/mypy" --version >/dev/null 2>&1; then
+flask_pin="flask==3.1.3"   # the receiver blocks' framework
+if ! "$venv/bin/mypy" --version >/dev/null 2>&1 || ! "$venv/bin/python" -c 'import flask' 2>/dev/null; then
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check mypy
+  "$venv/bin/pip" install --quiet --disable-pip-version-check mypy "$flask_pin"
 fi
-export MYPY="$venv/bin/mypy"
+export MYPY="$venv/bin/mypy" PYTHON="$venv/bin/python"
 export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
 
 work=$(mktemp -d)
@@ -36,8 +40,9 @@ for name, value in json.load(open(sys.argv[1]))["env"].items():
 python3 .ci/readme-blocks
 
 # The runner fails, naming file, line and language: a page whose Python chain (`continues`)
-# reads a TypedDict result as an attribute (mypy --strict) and whose PHP block calls an
-# undefined function on its third line.
+# reads a TypedDict result as an attribute (mypy --strict), whose PHP block calls an
+# undefined function on its third line, and whose PHP receiver acknowledges anything (so the
+# tampered delivery too).
 cat >"$work/broken.md" <<'MD'
 # broken
 
@@ -56,13 +61,18 @@ $client = Storefront\Client::fromEnv();
 echo $client->merchantProfile()->name, "\n";
 undefined_function();
 ```
+
+```php receiver
+echo 'ok';                  // acknowledges every delivery, forged or not
+```
 MD
 if python3 .ci/readme-blocks "$work/broken.md" >"$work/broken.out" 2>&1; then
   cat "$work/broken.out"; echo "readme-blocks passed a broken page" >&2; exit 1
 fi
 for expected in 'FAIL .*broken.md:3 (python): mypy --strict' 'broken.md:10\]: error: "CreatedMerchantPayment" has no attribute "order_no"' \
-                'FAIL .*broken.md:13 (php): exit 255' 'undefined_function().*broken.md:16\]'; do
+                'FAIL .*broken.md:13 (php): exit 255' 'undefined_function().*broken.md:16\]' \
+                'FAIL .*broken.md:19 (php): receiver: a tampered delivery .* was answered 200'; do
   grep -q "$expected" "$work/broken.out" || { cat "$work/broken.out"; echo "readme-blocks did not report: $expected" >&2; exit 1; }
 done
 rm -rf "$(sed -n 's/^the programs as run are kept in //p' "$work/broken.out")"
-echo "readme-blocks: a broken page fails with its file, line and language"
+echo "readme-blocks: a broken page fails with its file, line and language; a receiver acknowledging a tampered delivery fails"
