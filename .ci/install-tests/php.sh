@@ -26,6 +26,7 @@ package="$dist/storefront-php"
 sandbox_bin="$STOREFRONT_SANDBOX_BIN"
 example="$STOREFRONT_EXAMPLES/php/storefront_example.php"
 top_readme="$STOREFRONT_CI/../README.md"   # the repository's README (its PHP install row)
+ci="$STOREFRONT_CI"                        # kept: every STOREFRONT_* variable is unset below
 shopt -s nullglob
 zips=("$dist"/storefront-php-*.zip)
 shopt -u nullglob
@@ -143,12 +144,12 @@ check "the example passes with the installed package (library $version)" run_exa
 autoload_line="require __DIR__ . '/vendor/autoload.php';"
 run_quickstart() {
   grep -qF -- "$autoload_line" "$package/README.md" || { echo "install-php: the README no longer says $autoload_line" >&2; return 1; }
-  { printf '<?php\n%s\n' "$autoload_line"; python3 "$STOREFRONT_CI/lib/md-block" "$package/README.md" "php quickstart"; } >app/quickstart.php || return 1
+  { printf '<?php\n%s\n' "$autoload_line"; python3 "$ci/lib/md-block" "$package/README.md" "php quickstart"; } >app/quickstart.php || return 1
   local vars order_no
-  mapfile -t vars < <(python3 "$STOREFRONT_CI/lib/quickstart-sandbox" env "$PWD/ready.json")
+  mapfile -t vars < <(python3 "$ci/lib/quickstart-sandbox" env "$PWD/ready.json")
   (cd app && env -i PATH="$PATH" HOME="$HOME" "${vars[@]}" php -d error_reporting=-1 -d display_errors=stderr quickstart.php) >quickstart.log 2>&1 &&
     grep -qx 'final' quickstart.log && ! grep -qE 'Warning|Notice|Deprecated' quickstart.log &&
-    order_no=$(python3 "$STOREFRONT_CI/lib/quickstart-sandbox" check "$PWD/ready.json") ||
+    order_no=$(python3 "$ci/lib/quickstart-sandbox" check "$PWD/ready.json") ||
     { cat quickstart.log >&2; return 1; }
   echo "install-php: the quick start created and queried merchant payment $order_no"
 }
