@@ -2,12 +2,9 @@
 # Every fenced code block of README.md and bindings/*/README.md, run as written (issue 18 item 5):
 # .ci/readme-blocks (its header documents the tags) runs the Python and PHP blocks against the
 # standalone sandbox, configured only by the sandbox's own STOREFRONT_* lines (its ready file's
-# "env"), each Python program also through `mypy --strict` (mypy and Flask, pinned, from PyPI, in a
-# venv kept under target/; its python runs the programs), each PHP block through `php -l`; serves
-# the webhook receiver blocks (tag `receiver`: php -S, or the WSGI app under wsgiref) on loopback
-# and checks that they answer the sandbox's signed deliveries 2xx and a tampered one non-2xx;
-# checks the README's sandbox lines against what the sandbox prints; and fails on any block
-# neither run nor tagged with the reason it is not.
+# "env"), each Python program also through `mypy --strict` (mypy from PyPI, in a venv kept under
+# target/), each PHP block through `php -l`; checks the README's sandbox lines against what the
+# sandbox prints; and fails on any block neither run nor tagged with the reason it is not.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-venv; }
@@ -17,7 +14,11 @@ python3 -c "import venv, ensurepip" 2>/dev/null || { apt-get update -qq && apt-g
 cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/readme-blocks-venv"
-flask_pin="flask==3.1.3"   # the receiver blocks' framework
+# The venv also has Flask (pinned), the framework of the webhook receiver blocks (tag `receiver`):
+# they are served on loopback (php -S, or the block's WSGI app under wsgiref with this venv's
+# python, which runs every Python block) and must answer the sandbox's signed deliveries of a paid
+# payment 2xx and a tampered delivery non-2xx.
+flask_pin="flask==3.1.3"
 if ! "$venv/bin/mypy" --version >/dev/null 2>&1 || ! "$venv/bin/python" -c 'import flask' 2>/dev/null; then
   rm -rf "$venv"
   python3 -m venv "$venv"
