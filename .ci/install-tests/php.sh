@@ -2,7 +2,8 @@
 # Install test: the Composer package (OUT/php/storefront-php, .ci/release.d/php.sh) installed
 # into a fresh Composer project with the README's two lines as written (a "path" repository,
 # copied; `composer require storefront/storefront` with no version), then used with
-# no STOREFRONT_* variable: the example program against a standalone sandbox, and a webhook
+# no STOREFRONT_* variable: the example program against a standalone sandbox, the README's quick
+# start taken out of the page and run as written against it, and a webhook
 # receiver (the README's three lines) under `php -S`, loading the library with FFI::cdef
 # (ffi.enable=1) and preloaded under ffi.enable=preload (FFI::scope), as PHP-FPM runs it: a
 # signed notification verifies, a forged or malformed one gets 400, and a persistent client
@@ -25,6 +26,7 @@ package="$dist/storefront-php"
 sandbox_bin="$STOREFRONT_SANDBOX_BIN"
 example="$STOREFRONT_EXAMPLES/php/storefront_example.php"
 top_readme="$STOREFRONT_CI/../README.md"   # the repository's README (its PHP install row)
+ci="$STOREFRONT_CI"                        # kept: every STOREFRONT_* variable is unset below
 shopt -s nullglob
 zips=("$dist"/storefront-php-*.zip)
 shopt -u nullglob
@@ -131,6 +133,27 @@ run_example() {
     { cat example.log >&2; return 1; }
 }
 check "the example passes with the installed package (library $version)" run_example
+
+# The package README's quick start ("Both flows", the block after its install-test marker), taken
+# out of the page (.ci/lib/md-block) and run as written in the project, after the README's
+# `require __DIR__ . '/vendor/autoload.php';`: nothing of this script's environment but PATH, and
+# exactly the variables of the shipped sandbox (its ready file's "env", the README's sandbox lines)
+# plus USER_ACCESS_TOKEN, the user token the block reads (minted for alice after a reset,
+# .ci/lib/quickstart-sandbox). The sandbox's request log must then hold one merchant payment
+# created and that payment queried.
+autoload_line="require __DIR__ . '/vendor/autoload.php';"
+run_quickstart() {
+  grep -qF -- "$autoload_line" "$package/README.md" || { echo "install-php: the README no longer says $autoload_line" >&2; return 1; }
+  { printf '<?php\n%s\n' "$autoload_line"; python3 "$ci/lib/md-block" "$package/README.md" "php quickstart"; } >app/quickstart.php || return 1
+  local vars order_no
+  mapfile -t vars < <(python3 "$ci/lib/quickstart-sandbox" env "$PWD/ready.json")
+  (cd app && env -i PATH="$PATH" HOME="$HOME" "${vars[@]}" php -d error_reporting=-1 -d display_errors=stderr quickstart.php) >quickstart.log 2>&1 &&
+    grep -qx 'final' quickstart.log && ! grep -qE 'Warning|Notice|Deprecated' quickstart.log &&
+    order_no=$(python3 "$ci/lib/quickstart-sandbox" check "$PWD/ready.json") ||
+    { cat quickstart.log >&2; return 1; }
+  echo "install-php: the quick start created and queried merchant payment $order_no"
+}
+check "the package README's quick start, as written, creates and queries a merchant payment" run_quickstart
 
 # The PHPUnit fixture's class (src/Testing) from the installed package: with the binary named it
 # starts the sandbox and its config() reaches it; without one it says how to install it.

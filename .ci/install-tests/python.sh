@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Install test of the Python wheel (see run): `pip install` of $STOREFRONT_DIST/python's wheel in a
 # fresh venv, without Rust or the checkout, then the example program against a standalone sandbox
-# with no STOREFRONT_* variable set: the package must find the library it carries.
+# with no STOREFRONT_* variable set: the package must find the library it carries; then the
+# binding README's quick start, taken out of the page and run as written against the sandbox the
+# sandbox wheel installed.
 # (The from-source path, `pip wheel ./bindings/python`, needs cargo: .ci/suites/31-python.sh.)
 set -euo pipefail
 source "$STOREFRONT_CI/install-tests/common.sh"
@@ -160,6 +162,24 @@ if clean venv/bin/python storefront_example.py "$PWD/ready.json" >example.log 2>
 else
   cat example.log >&2
   fail "examples/python/storefront_example.py"
+fi
+
+# bindings/python/README.md's quick start ("Both flows", the block after its install-test marker),
+# taken out of the page (.ci/lib/md-block) and run as written from the installed package only: the
+# scratch folder as working directory, no PYTHONPATH, nothing of this script's environment but
+# PATH, and exactly the variables of the sandbox the wheel installed (its ready file's "env", the
+# README's sandbox lines) plus USER_ACCESS_TOKEN, the user token the block reads (minted for alice
+# after a reset, .ci/lib/quickstart-sandbox). The sandbox's request log must then hold one
+# merchant payment created and that payment queried.
+python3 "$STOREFRONT_CI/lib/md-block" "$repo/bindings/python/README.md" "python quickstart" >quickstart.py
+mapfile -t quickstart_vars < <(python3 "$STOREFRONT_CI/lib/quickstart-sandbox" env "$PWD/ready.json")
+if env -i PATH="$PATH" HOME="$PWD" "${quickstart_vars[@]}" venv/bin/python quickstart.py >quickstart.log 2>&1 \
+  && grep -qx '12.50' quickstart.log && grep -qx 'final' quickstart.log \
+  && order_no=$(python3 "$STOREFRONT_CI/lib/quickstart-sandbox" check "$PWD/ready.json"); then
+  pass "bindings/python/README.md's quick start, as written, created and queried merchant payment $order_no"
+else
+  cat quickstart.log >&2
+  fail "bindings/python/README.md's quick start against the installed package and sandbox"
 fi
 
 echo "install-python: $passed passed, $failed failed"

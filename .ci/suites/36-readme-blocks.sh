@@ -16,12 +16,17 @@ python3 -c "import venv, ensurepip" 2>/dev/null || { apt-get update -qq && apt-g
 cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 venv="$target_dir/readme-blocks-venv"
-if ! "$venv/bin/mypy" --version >/dev/null 2>&1; then
+# The venv also has Flask (pinned), the framework of the webhook receiver blocks (tag `receiver`):
+# they are served on loopback (php -S, or the block's WSGI app under wsgiref with this venv's
+# python, which runs every Python block) and must answer the sandbox's signed deliveries of a paid
+# payment 2xx and a tampered delivery non-2xx.
+flask_pin="flask==3.1.3"
+if ! "$venv/bin/mypy" --version >/dev/null 2>&1 || ! "$venv/bin/python" -c 'import flask' 2>/dev/null; then
   rm -rf "$venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check mypy
+  "$venv/bin/pip" install --quiet --disable-pip-version-check mypy "$flask_pin"
 fi
-export MYPY="$venv/bin/mypy"
+export MYPY="$venv/bin/mypy" PYTHON="$venv/bin/python"
 export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
 
 work=$(mktemp -d)
@@ -49,8 +54,9 @@ grep -q "test result: ok. 5 passed" "$work/rust-doctests.out" \
   || { echo "36-readme-blocks: README.md's Rust doctests did not all run" >&2; exit 1; }
 
 # The runner fails, naming file, line and language: a page whose Python chain (`continues`)
-# reads a TypedDict result as an attribute (mypy --strict) and whose PHP block calls an
-# undefined function on its third line.
+# reads a TypedDict result as an attribute (mypy --strict), whose PHP block calls an
+# undefined function on its third line, and whose PHP receiver acknowledges anything (so the
+# tampered delivery too).
 cat >"$work/broken.md" <<'MD'
 # broken
 
@@ -69,13 +75,18 @@ $client = Storefront\Client::fromEnv();
 echo $client->merchantProfile()->name, "\n";
 undefined_function();
 ```
+
+```php receiver
+echo 'ok';                  // acknowledges every delivery, forged or not
+```
 MD
 if python3 .ci/readme-blocks "$work/broken.md" >"$work/broken.out" 2>&1; then
   cat "$work/broken.out"; echo "readme-blocks passed a broken page" >&2; exit 1
 fi
 for expected in 'FAIL .*broken.md:3 (python): mypy --strict' 'broken.md:10\]: error: "CreatedMerchantPayment" has no attribute "order_no"' \
-                'FAIL .*broken.md:13 (php): exit 255' 'undefined_function().*broken.md:16\]'; do
+                'FAIL .*broken.md:13 (php): exit 255' 'undefined_function().*broken.md:16\]' \
+                'FAIL .*broken.md:19 (php): receiver: a tampered delivery .* was answered 200'; do
   grep -q "$expected" "$work/broken.out" || { cat "$work/broken.out"; echo "readme-blocks did not report: $expected" >&2; exit 1; }
 done
 rm -rf "$(sed -n 's/^the programs as run are kept in //p' "$work/broken.out")"
-echo "readme-blocks: a broken page fails with its file, line and language"
+echo "readme-blocks: a broken page fails with its file, line and language; a receiver acknowledging a tampered delivery fails"
