@@ -113,7 +113,8 @@ done
 # The README's quick starts, as written, each the one source of a project of its own depending on
 # the coordinates (Java: javac only; Kotlin: kotlin-maven-plugin), run against the sandbox with its
 # STOREFRONT_* variables and USER_ACCESS_TOKEN after a reset (.ci/lib/sandbox_env.py, as suites
-# 36 and 40 give the README's programs).
+# 36 and 40 give the README's programs). The sandbox's request log must then hold one merchant
+# payment created and that payment queried (.ci/lib/quickstart-sandbox check).
 readme="$STOREFRONT_CI/../bindings/kotlin/README.md"
 quickstart_pom() {  # LANG
   local kotlin=
@@ -164,9 +165,10 @@ for lang in java kotlin; do
   fi
   mapfile -t program_env < <(python3 "$STOREFRONT_CI/lib/sandbox_env.py" "$PWD/ready.json")
   if env "${program_env[@]}" java -Djna.nosys=true -cp "$dir/target/classes:$(cat "$dir/classpath.txt")" "$main" >"$dir/run.out" 2>&1 &&
-    grep -q '^persist with the order: ' "$dir/run.out"; then
+    grep -q '^persist with the order: ' "$dir/run.out" && ! grep -q '^JNA: ' "$dir/run.out" &&
+    order_no=$(python3 "$STOREFRONT_CI/lib/quickstart-sandbox" check "$PWD/ready.json"); then
     sed 's/^/    /' "$dir/run.out"
-    pass "the README's $lang quick start ($source_file) ran against the sandbox with the release jar"
+    pass "the README's $lang quick start ($source_file) created and queried $order_no against the sandbox with the release jar"
   else
     cat "$dir/run.out" >&2
     fail "the README's $lang quick start ($source_file) failed against the sandbox"

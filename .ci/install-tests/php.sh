@@ -139,14 +139,14 @@ check "the example passes with the installed package (library $version)" run_exa
 # `require __DIR__ . '/vendor/autoload.php';`: nothing of this script's environment but PATH, and
 # exactly the variables of the shipped sandbox (its ready file's "env", the README's sandbox lines)
 # plus USER_ACCESS_TOKEN, the user token the block reads (minted for alice after a reset,
-# .ci/lib/quickstart-sandbox). The sandbox's request log must then hold one merchant payment
+# .ci/lib/sandbox_env.py). The sandbox's request log must then hold one merchant payment
 # created and that payment queried.
 autoload_line="require __DIR__ . '/vendor/autoload.php';"
 run_quickstart() {
   grep -qF -- "$autoload_line" "$package/README.md" || { echo "install-php: the README no longer says $autoload_line" >&2; return 1; }
   { printf '<?php\n%s\n' "$autoload_line"; python3 "$ci/lib/md-block" "$package/README.md" "php quickstart"; } >app/quickstart.php || return 1
   local vars order_no
-  mapfile -t vars < <(python3 "$ci/lib/quickstart-sandbox" env "$PWD/ready.json")
+  mapfile -t vars < <(python3 "$ci/lib/sandbox_env.py" "$PWD/ready.json")
   (cd app && env -i PATH="$PATH" HOME="$HOME" "${vars[@]}" php -d error_reporting=-1 -d display_errors=stderr quickstart.php) >quickstart.log 2>&1 &&
     grep -qx 'final' quickstart.log && ! grep -qE 'Warning|Notice|Deprecated' quickstart.log &&
     order_no=$(python3 "$ci/lib/quickstart-sandbox" check "$PWD/ready.json") ||

@@ -169,10 +169,10 @@ fi
 # scratch folder as working directory, no PYTHONPATH, nothing of this script's environment but
 # PATH, and exactly the variables of the sandbox the wheel installed (its ready file's "env", the
 # README's sandbox lines) plus USER_ACCESS_TOKEN, the user token the block reads (minted for alice
-# after a reset, .ci/lib/quickstart-sandbox). The sandbox's request log must then hold one
+# after a reset, .ci/lib/sandbox_env.py). The sandbox's request log must then hold one
 # merchant payment created and that payment queried.
 python3 "$STOREFRONT_CI/lib/md-block" "$repo/bindings/python/README.md" "python quickstart" >quickstart.py
-mapfile -t quickstart_vars < <(python3 "$STOREFRONT_CI/lib/quickstart-sandbox" env "$PWD/ready.json")
+mapfile -t quickstart_vars < <(python3 "$STOREFRONT_CI/lib/sandbox_env.py" "$PWD/ready.json")
 if env -i PATH="$PATH" HOME="$PWD" "${quickstart_vars[@]}" venv/bin/python quickstart.py >quickstart.log 2>&1 \
   && grep -qx '12.50' quickstart.log && grep -qx 'final' quickstart.log \
   && order_no=$(python3 "$STOREFRONT_CI/lib/quickstart-sandbox" check "$PWD/ready.json"); then
