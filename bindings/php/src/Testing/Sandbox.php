@@ -86,7 +86,7 @@ final class Sandbox
         if ($folder === null) {
             return null;
         }
-        $candidate = $folder . '/bin/' . self::PROGRAM;
+        $candidate = (realpath($folder) ?: $folder) . '/bin/' . self::PROGRAM;
         return is_file($candidate) && is_executable($candidate) ? $candidate : null;
     }
 
