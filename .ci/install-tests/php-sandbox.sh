@@ -128,9 +128,12 @@ vendor_bin() {
     target=$(readlink -f app/vendor/bin/storefront-sandbox)
     [[ "$target" == "$(readlink -f "$installed")" ]] || { echo "vendor/bin/storefront-sandbox -> $target" >&2; return 1; }
   else
-    grep -q 'storefront/sandbox/bin/storefront-sandbox' app/vendor/bin/storefront-sandbox || { cat app/vendor/bin/storefront-sandbox >&2; return 1; }
+    # (Composer 2's proxy script: cd to the package's bin folder, then runs storefront-sandbox.)
+    grep -q "storefront/sandbox/bin'" app/vendor/bin/storefront-sandbox || { cat app/vendor/bin/storefront-sandbox >&2; return 1; }
   fi
-  (cd app && vendor/bin/storefront-sandbox --help 2>&1 | head -1) | grep -q '^usage:'
+  local usage
+  usage=$(cd app && vendor/bin/storefront-sandbox --help 2>&1 || true)
+  [[ "$usage" == usage:* ]] || { echo "vendor/bin/storefront-sandbox --help: $usage" >&2; return 1; }
 }
 check "composer put vendor/bin/storefront-sandbox, which runs it" vendor_bin
 
