@@ -6,8 +6,24 @@
 #       .data/scripts, as ruff ships its own) plus the `storefront_sandbox` package (start it from
 #       Python, the pytest fixtures). The manylinux tag is the newest glibc symbol version the
 #       binary needs; it must need no library outside the manylinux policy (checked).
-# The binary is the release profile's (size first, stripped). The wheel is packed by `wheel pack`
-# (PyPI's wheel, in a private venv removed at the end).
+# and, for PHP and JVM developers, the same binary in their own package manager's format:
+#   OUT/php/storefront-sandbox-php/              the Composer package storefront/sandbox (a
+#                                                "path" repository, like OUT/php/storefront-php):
+#                                                composer.json ("bin": bin/storefront-sandbox,
+#                                                from sandbox/php/composer.json plus the version),
+#                                                README.md, licences, VERSION
+#   OUT/php/storefront-sandbox-php-VERSION.zip   the same folder, zipped (top folder
+#                                                storefront-sandbox-php/)
+#       `composer require --dev storefront/sandbox` gives vendor/bin/storefront-sandbox, which
+#       Storefront\Testing\Sandbox::binaryPath() finds through Composer's runtime API.
+#   OUT/jvm/repo/dev/storefront/storefront-sandbox/VERSION/   dev.storefront:storefront-sandbox,
+#       a jar holding the binary as dev/storefront/sandbox/<platform>/storefront-sandbox (JNA's
+#       platform name, linux-x86-64) built from sandbox/jvm/pom.xml and deployed into the
+#       release's Maven repository next to storefront and storefront-testing (jvm.sh runs first
+#       and empties OUT/jvm); storefront-testing's StorefrontSandbox extracts and runs it when
+#       it is on the test classpath. With STOREFRONT_INSTALL_M2=1 also installed into ~/.m2.
+# The binary is the release profile's (size first, stripped), byte for byte the same in all four.
+# The wheel is packed by `wheel pack` (PyPI's wheel, in a private venv removed at the end).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 : "${STOREFRONT_VERSION:?set by .ci/release}" "${STOREFRONT_OUT:?set by .ci/release}"
@@ -68,6 +84,76 @@ printf '[pytest11]\nstorefront_sandbox = storefront_sandbox.pytest_plugin\n' >"$
 wheel="$out/storefront_sandbox-$version-py3-none-$tag.whl"
 [[ -f "$wheel" ]] || { echo "sandbox: wheel pack did not produce $(basename "$wheel"):" >&2; ls "$out" >&2; exit 1; }
 
-for f in "$out/$name.tar.gz" "$wheel"; do
+# The Composer package storefront/sandbox.
+for tool in php composer java mvn unzip; do # installed by .ci/release-prerequisites --install, never here
+  command -v "$tool" >/dev/null || { echo "sandbox: $tool is required (.ci/release-prerequisites)" >&2; exit 1; }
+done
+export COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_NO_INTERACTION=1
+php_dest="$STOREFRONT_OUT/php"
+php_pkg="$php_dest/storefront-sandbox-php"
+php_zip="$php_dest/storefront-sandbox-php-$version.zip"
+rm -rf "$php_pkg" "$php_dest"/storefront-sandbox-php-*.zip
+mkdir -p "$php_pkg/bin"
+(cd sandbox/php && composer validate --strict --no-check-lock --quiet)
+install -m 0755 "$binary" "$php_pkg/bin/storefront-sandbox"
+cp sandbox/README.md sandbox/LICENSE-MIT sandbox/LICENSE-APACHE "$php_pkg/"
+printf '%s\n' "$version" >"$php_pkg/VERSION"
+# The stable version in the package's composer.json (as php.sh does for storefront/storefront:
+# without it a path repository offers a dev version, refused under minimum-stability stable).
+php -r '
+  [$script, $source, $file, $version] = $argv;
+  $json = json_decode(file_get_contents($source), true, 512, JSON_THROW_ON_ERROR);
+  $json = array_slice($json, 0, 2, true) + ["version" => $version] + $json;
+  file_put_contents($file, json_encode($json, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n");
+' sandbox/php/composer.json "$php_pkg/composer.json" "$version"
+warnings=$(cd "$php_pkg" && composer validate --strict --no-check-lock 2>&1 | grep '^- ' || true)
+[[ "$warnings" == "- The version field is present, it is recommended to leave it out if the package is published on Packagist." ]] || {
+  echo "sandbox: composer validate of $php_pkg: $warnings" >&2
+  exit 1
+}
+# The zip: one top folder (Composer strips it); the binary keeps its mode 0755 in the zip.
+php -d phar.readonly=0 -r '
+  [$script, $dest, $zip] = $argv;
+  $archive = new PharData($zip, 0, null, Phar::ZIP);
+  $files = new RecursiveIteratorIterator(new RecursiveDirectoryIterator("$dest/storefront-sandbox-php", FilesystemIterator::SKIP_DOTS));
+  $paths = [];
+  foreach ($files as $file) {
+      $paths[] = $file->getPathname();
+  }
+  sort($paths);
+  foreach ($paths as $path) {
+      $archive->addFile($path, substr($path, strlen($dest) + 1));
+  }
+  $archive->compressFiles(Phar::GZ);
+' "$php_dest" "$php_zip"
+unzip -p "$php_zip" storefront-sandbox-php/bin/storefront-sandbox | cmp -s - "$binary" \
+  || { echo "sandbox: bin/storefront-sandbox in $php_zip is not the release binary" >&2; exit 1; }
+
+# The Maven artifact dev.storefront:storefront-sandbox (sandbox/jvm/pom.xml), into the release's
+# repository (JNA's platform name for this machine: the binary is built here).
+case "$arch" in
+  x86_64) jvm_platform=linux-x86-64 ;;
+  aarch64) jvm_platform=linux-aarch64 ;;
+  *) echo "sandbox: no JVM platform name for $arch" >&2; exit 1 ;;
+esac
+jvm_out="$STOREFRONT_OUT/jvm"
+mkdir -p "$jvm_out/repo"
+rm -rf "$jvm_out/repo/dev/storefront/storefront-sandbox"
+resources="$work/jvm-resources"
+mkdir -p "$resources/dev/storefront/sandbox/$jvm_platform" "$resources/META-INF/storefront-sandbox"
+install -m 0755 "$binary" "$resources/dev/storefront/sandbox/$jvm_platform/storefront-sandbox"
+cp sandbox/README.md sandbox/LICENSE-MIT sandbox/LICENSE-APACHE "$resources/META-INF/storefront-sandbox/"
+m2_skip=()
+[[ "${STOREFRONT_INSTALL_M2:-0}" == 1 ]] || m2_skip=(-Dmaven.install.skip=true)
+mvn -B -ntp -q -Dstyle.color=never -f sandbox/jvm/pom.xml deploy "${m2_skip[@]}" \
+  -Dstorefront.sandbox.resources="$resources" \
+  -Dstorefront.build.dir="$work/jvm-build" \
+  -DaltDeploymentRepository="storefront-dist::file://$jvm_out/repo" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
+jvm_jar="$jvm_out/repo/dev/storefront/storefront-sandbox/$version/storefront-sandbox-$version.jar"
+[[ -f "$jvm_jar" ]] || { echo "sandbox: mvn deploy did not write $jvm_jar" >&2; exit 1; }
+unzip -p "$jvm_jar" "dev/storefront/sandbox/$jvm_platform/storefront-sandbox" | cmp -s - "$binary" \
+  || { echo "sandbox: dev/storefront/sandbox/$jvm_platform/storefront-sandbox in $jvm_jar is not the release binary" >&2; exit 1; }
+
+for f in "$out/$name.tar.gz" "$wheel" "$php_zip" "$jvm_jar"; do
   echo "sandbox: $(basename "$f") $(stat -c %s "$f") bytes"
 done

@@ -44,7 +44,7 @@ sed 's/^/  | /' "$work/prerequisites.log"
 bash .ci/release --install-prerequisites "$work/dist"
 
 # Every release artifact the docs name (dist/...) exists in the release, by that name.
-python3 .ci/release-doc-names "$work/dist" README.md bindings/*/README.md docs/*.md examples/*/README.md
+python3 .ci/release-doc-names "$work/dist" README.md bindings/*/README.md sandbox/README.md docs/*.md examples/*/README.md
 
 tar -C "$work" -xzf "$work"/dist/sandbox/storefront-sandbox-*-linux.tar.gz
 bash .ci/install-tests/run "$work/dist" "$work"/storefront-sandbox-*-linux/storefront-sandbox

@@ -6,6 +6,8 @@
 #   examples/java/pom.xml      <storefront.version>, the same for the Java example
 #   bindings/kotlin-testing/pom.xml  <version> of dev.storefront:storefront-testing (it depends on
 #                              dev.storefront:storefront:${project.version})
+#   sandbox/jvm/pom.xml        <version> of dev.storefront:storefront-sandbox (the sandbox program
+#                              in a jar)
 # Usage: bindings/kotlin/check-version.sh          check (the release step and suite 40-kotlin)
 #        bindings/kotlin/check-version.sh write    copy Cargo's version into the poms
 set -euo pipefail
@@ -25,6 +27,7 @@ places = [
     ("examples/kotlin/pom.xml", "m:properties/m:storefront.version", "storefront.version"),
     ("examples/java/pom.xml", "m:properties/m:storefront.version", "storefront.version"),
     ("bindings/kotlin-testing/pom.xml", "m:version", "version"),
+    ("sandbox/jvm/pom.xml", "m:version", "version"),
 ]
 bad = 0
 for rel, path, tag in places:

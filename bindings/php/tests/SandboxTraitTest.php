@@ -102,6 +102,7 @@ final class SandboxTraitTest extends TestCase
             $this->assertInstanceOf(Storefront\StorefrontException::class, $missing);
             $this->assertSame('sandbox_not_installed', $missing->resultName());
             $this->assertStringContainsString('pip install storefront-sandbox', $missing->getMessage());
+            $this->assertStringContainsString('composer require --dev storefront/sandbox', $missing->getMessage());
             $this->assertStringContainsString('STOREFRONT_SANDBOX_BIN', $missing->getMessage());
             $this->assertStringContainsString('tarball', $missing->getMessage());
         } finally {

@@ -13,14 +13,18 @@ namespace Storefront\Testing;
  *     $client = new Storefront\Client($sandbox->config());
  *     $sandbox->trigger('pay', $orderNo, '--channel', 'ch_card_usd');
  *
- * The binary is not part of the Composer package (it is a separate 4 MB program): it is
- * $options['binary'], else $STOREFRONT_SANDBOX_BIN, else `storefront-sandbox` on PATH
- * (`pip install storefront-sandbox`, or the release tarball storefront-sandbox-VERSION-...tar.gz).
+ * The binary is not part of the SDK's Composer package (it is a separate 4 MB program): it is
+ * $options['binary'], else $STOREFRONT_SANDBOX_BIN, else the one the Composer package
+ * storefront/sandbox installed (`composer require --dev storefront/sandbox`), else
+ * `storefront-sandbox` on PATH (`pip install storefront-sandbox`, or the release tarball
+ * storefront-sandbox-VERSION-...tar.gz).
  * PHPUnit tests use SandboxTrait, which starts one per test class.
  */
 final class Sandbox
 {
     private const PROGRAM = 'storefront-sandbox';
+    /** The Composer package carrying the program as bin/storefront-sandbox. */
+    private const COMPOSER_PACKAGE = 'storefront/sandbox';
 
     /** @var resource|null */
     private $process;
@@ -35,8 +39,10 @@ final class Sandbox
     private array $ready;
 
     /**
-     * Path of the sandbox program: $STOREFRONT_SANDBOX_BIN when set, else the first
-     * `storefront-sandbox` on PATH; a SandboxException saying how to install it otherwise.
+     * Path of the sandbox program: $STOREFRONT_SANDBOX_BIN when set, else bin/storefront-sandbox
+     * of the Composer package storefront/sandbox when the project installed it (found through
+     * Composer's runtime API, Composer\InstalledVersions), else the first `storefront-sandbox` on
+     * PATH; a SandboxException saying how to install it otherwise.
      */
     public static function binaryPath(): string
     {
@@ -47,6 +53,10 @@ final class Sandbox
             }
             return $chosen;
         }
+        $composer = self::composerBinary();
+        if ($composer !== null) {
+            return $composer;
+        }
         foreach (explode(PATH_SEPARATOR, (string) getenv('PATH')) as $folder) {
             $candidate = ($folder === '' ? '.' : $folder) . '/' . self::PROGRAM;
             if (is_file($candidate) && is_executable($candidate)) {
@@ -56,9 +66,28 @@ final class Sandbox
         throw SandboxException::because(
             'sandbox_not_installed',
             'storefront-sandbox is not installed: `pip install storefront-sandbox` puts it on PATH, '
-            . 'or unpack the release tarball storefront-sandbox-VERSION-x86_64-linux.tar.gz and set '
+            . '`composer require --dev storefront/sandbox` installs it into the project, or unpack the release tarball storefront-sandbox-VERSION-x86_64-linux.tar.gz and set '
             . 'STOREFRONT_SANDBOX_BIN to the binary'
         );
+    }
+
+    /**
+     * bin/storefront-sandbox of the Composer package storefront/sandbox, when the running
+     * project installed it (Composer 2's runtime API; null without Composer's autoloader, when the
+     * package is not installed, or when its binary is not an executable file).
+     */
+    private static function composerBinary(): ?string
+    {
+        if (!class_exists(\Composer\InstalledVersions::class)
+            || !\Composer\InstalledVersions::isInstalled(self::COMPOSER_PACKAGE)) {
+            return null;
+        }
+        $folder = \Composer\InstalledVersions::getInstallPath(self::COMPOSER_PACKAGE);
+        if ($folder === null) {
+            return null;
+        }
+        $candidate = (realpath($folder) ?: $folder) . '/bin/' . self::PROGRAM;
+        return is_file($candidate) && is_executable($candidate) ? $candidate : null;
     }
 
     /**

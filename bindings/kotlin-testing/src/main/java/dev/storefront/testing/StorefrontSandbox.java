@@ -9,6 +9,7 @@ import java.io.ByteArrayInputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,6 +17,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.Certificate;
@@ -25,7 +28,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -38,10 +43,12 @@ import javax.net.ssl.TrustManagerFactory;
  * {@link #close()}. JUnit 5 tests get one through {@link StorefrontSandboxExtension}; other code
  * calls {@link #start()}.
  *
- * <p>The program is not in any jar: it is the system property {@code storefront.sandbox.bin},
- * else {@code $STOREFRONT_SANDBOX_BIN}, else {@code storefront-sandbox} on PATH
- * ({@code pip install storefront-sandbox}, or the release tarball
- * {@code storefront-sandbox-VERSION-x86_64-linux.tar.gz}).
+ * <p>The program is not in this jar: it is the system property {@code storefront.sandbox.bin},
+ * else {@code $STOREFRONT_SANDBOX_BIN}, else the one the artifact
+ * {@code dev.storefront:storefront-sandbox} carries when it is on the classpath (a test
+ * dependency; extracted once per JVM to a private temporary file), else
+ * {@code storefront-sandbox} on PATH ({@code pip install storefront-sandbox}, or the release
+ * tarball {@code storefront-sandbox-VERSION-x86_64-linux.tar.gz}).
  */
 public final class StorefrontSandbox implements AutoCloseable {
     /** The system property naming the program. */
@@ -49,6 +56,13 @@ public final class StorefrontSandbox implements AutoCloseable {
     /** The environment variable naming the program. */
     public static final String BINARY_ENV = "STOREFRONT_SANDBOX_BIN";
     private static final String PROGRAM = "storefront-sandbox";
+    /**
+     * Where dev.storefront:storefront-sandbox carries the program: this folder, then the platform
+     * ({@code linux-x86-64}, {@code linux-aarch64}, {@code darwin-aarch64}...: JNA's names).
+     */
+    static final String RESOURCE_FOLDER = "dev/storefront/sandbox/";
+    /** The program extracted from the classpath (once per JVM), when it was. */
+    private static Path extracted;
 
     private final String binary;
     private final Path folder;
@@ -67,7 +81,10 @@ public final class StorefrontSandbox implements AutoCloseable {
 
     /**
      * Path of the sandbox program: {@code -Dstorefront.sandbox.bin}, else
-     * {@code $STOREFRONT_SANDBOX_BIN}, else the first {@code storefront-sandbox} on PATH.
+     * {@code $STOREFRONT_SANDBOX_BIN}, else the program of {@code dev.storefront:storefront-sandbox}
+     * when that jar is on the classpath (extracted once per JVM into a folder only this user can
+     * read, mode 0700, deleted when the JVM exits), else the first {@code storefront-sandbox} on
+     * PATH.
      *
      * @throws StorefrontSandboxException saying how to install it when there is none
      */
@@ -84,6 +101,10 @@ public final class StorefrontSandbox implements AutoCloseable {
                 return value;
             }
         }
+        Path bundled = bundledProgram(StorefrontSandbox.class.getClassLoader());
+        if (bundled != null) {
+            return bundled.toString();
+        }
         String path = System.getenv("PATH");
         for (String dir : path == null ? new String[0] : path.split(File.pathSeparator)) {
             Path candidate = Path.of(dir.isEmpty() ? "." : dir, PROGRAM);
@@ -92,9 +113,69 @@ public final class StorefrontSandbox implements AutoCloseable {
             }
         }
         throw new StorefrontSandboxException(
-            "storefront-sandbox is not installed: `pip install storefront-sandbox` puts it on PATH, "
+            "storefront-sandbox is not installed: add the test dependency dev.storefront:storefront-sandbox "
+                + "(the program for " + platform() + " in a jar), `pip install storefront-sandbox` puts it on PATH, "
                 + "or unpack the release tarball storefront-sandbox-VERSION-x86_64-linux.tar.gz and set "
                 + BINARY_ENV + " (or -D" + BINARY_PROPERTY + ") to the binary");
+    }
+
+    /**
+     * JNA's name of this platform ({@code linux-x86-64}, {@code linux-aarch64},
+     * {@code darwin-aarch64}, {@code win32-x86-64}...), the folder of the program in
+     * dev.storefront:storefront-sandbox.
+     */
+    static String platform() {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        if (os.startsWith("windows")) {
+            os = "win32";
+        } else if (os.startsWith("mac") || os.startsWith("darwin")) {
+            os = "darwin";
+        } else {
+            os = os.replace(' ', '_');
+        }
+        switch (arch) {
+            case "amd64": case "x86_64": arch = "x86-64"; break;
+            case "arm64": arch = "aarch64"; break;
+            default: break;
+        }
+        return os + "-" + arch;
+    }
+
+    /**
+     * The program dev.storefront:storefront-sandbox carries for this platform, extracted from
+     * {@code loader}'s classpath the first time (then the same file for the whole JVM), or null
+     * when no such resource is on the classpath.
+     */
+    static synchronized Path bundledProgram(ClassLoader loader) {
+        if (extracted != null && Files.isExecutable(extracted)) {
+            return extracted;
+        }
+        String resource = RESOURCE_FOLDER + platform() + "/" + PROGRAM;
+        try (InputStream in = loader == null ? ClassLoader.getSystemResourceAsStream(resource) : loader.getResourceAsStream(resource)) {
+            if (in == null) {
+                return null;
+            }
+            extracted = extract(in);
+            return extracted;
+        } catch (IOException e) {
+            throw new StorefrontSandboxException("could not extract " + resource + " from the classpath: " + e.getMessage(), e);
+        }
+    }
+
+    /** Writes {@code program} to a new folder (0700) as an executable file (0700), deleted on exit. */
+    static Path extract(InputStream program) throws IOException {
+        Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rwx------");
+        Path folder = Files.createTempDirectory("storefront-sandbox-bin-", PosixFilePermissions.asFileAttribute(owner));
+        folder.toFile().deleteOnExit(); // (registered first: deleted after the file)
+        Path file = folder.resolve(PROGRAM);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(owner));
+        file.toFile().deleteOnExit();
+        try (OutputStream out = Files.newOutputStream(file)) {
+            program.transferTo(out);
+        }
+        Files.setPosixFilePermissions(file, owner); // (whatever the umask took away)
+        return file;
     }
 
     /** Starts the sandbox over plain HTTP on 127.0.0.1 and returns once it listens. */

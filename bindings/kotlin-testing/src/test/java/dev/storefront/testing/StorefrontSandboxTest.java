@@ -67,6 +67,7 @@ class StorefrontSandboxTest {
                     assertTrue(found.endsWith("/storefront-sandbox"), found);
                 } catch (StorefrontSandboxException missing) {
                     assertTrue(missing.getMessage().contains("pip install storefront-sandbox"), missing.getMessage());
+                    assertTrue(missing.getMessage().contains("dev.storefront:storefront-sandbox"), missing.getMessage());
                     assertTrue(missing.getMessage().contains("STOREFRONT_SANDBOX_BIN"), missing.getMessage());
                     assertTrue(missing.getMessage().contains("release tarball"), missing.getMessage());
                 }
@@ -74,6 +75,32 @@ class StorefrontSandboxTest {
         } finally {
             if (chosen != null) {
                 System.setProperty(StorefrontSandbox.BINARY_PROPERTY, chosen);
+            }
+        }
+    }
+
+    @Test
+    void theProgramOfTheSandboxJarIsExtractedOncePrivately() throws Exception {
+        // A classpath folder laid out like dev.storefront:storefront-sandbox's jar.
+        Path root = Files.createTempDirectory("storefront-sandbox-jar-");
+        try {
+            Path resource = root.resolve(StorefrontSandbox.RESOURCE_FOLDER + StorefrontSandbox.platform() + "/storefront-sandbox");
+            Files.createDirectories(resource.getParent());
+            Files.copy(Path.of(StorefrontSandbox.binaryPath()), resource);
+            try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {root.toUri().toURL()}, null)) {
+                Path program = StorefrontSandbox.bundledProgram(loader);
+                assertTrue(program != null && Files.isExecutable(program), String.valueOf(program));
+                assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(program)));
+                assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(program.getParent())));
+                assertEquals(-1, Files.mismatch(program, resource));
+                assertEquals(program, StorefrontSandbox.bundledProgram(loader)); // once per JVM
+                try (StorefrontSandbox sandbox = StorefrontSandbox.start(program.toString(), false, List.of(), Duration.ofSeconds(60))) {
+                    assertTrue(sandbox.isRunning());
+                }
+            }
+        } finally {
+            try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
             }
         }
     }
