@@ -11,6 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v python3 >/dev/null || { apt-get update -qq && apt-get install -y -qq python3 python3-venv; }
 command -v php >/dev/null || { apt-get update -qq && apt-get install -y -qq php-cli; }
+# The PHP README's test class runs under Debian's PHPUnit, its trait starting this build's sandbox.
+command -v phpunit >/dev/null || { apt-get update -qq && apt-get install -y -qq phpunit; }
 python3 -c "import venv, ensurepip" 2>/dev/null || { apt-get update -qq && apt-get install -y -qq python3-venv; }
 # One debug build serves the C, Python and PHP suites (cargo skips it when up to date).
 cargo build --quiet -p storefront --features capi,uniffi -p storefront-sandbox
@@ -28,6 +30,7 @@ if ! "$venv/bin/mypy" --version >/dev/null 2>&1 || ! "$venv/bin/python" -c 'impo
 fi
 export MYPY="$venv/bin/mypy" PYTHON="$venv/bin/python"
 export STOREFRONT_LIB="$target_dir/debug/libstorefront.so"
+export STOREFRONT_SANDBOX_BIN="$target_dir/debug/storefront-sandbox"
 
 work=$(mktemp -d)
 sandbox_pid=
@@ -55,8 +58,8 @@ grep -q "test result: ok. 5 passed" "$work/rust-doctests.out" \
 
 # The runner fails, naming file, line and language: a page whose Python chain (`continues`)
 # reads a TypedDict result as an attribute (mypy --strict), whose PHP block calls an
-# undefined function on its third line, and whose PHP receiver acknowledges anything (so the
-# tampered delivery too).
+# undefined function on its third line, whose PHP receiver acknowledges anything (so the
+# tampered delivery too), and whose PHPUnit test class fails its assertion.
 cat >"$work/broken.md" <<'MD'
 # broken
 
@@ -79,14 +82,22 @@ undefined_function();
 ```php receiver
 echo 'ok';                  // acknowledges every delivery, forged or not
 ```
+
+```php
+final class BrokenTest extends PHPUnit\Framework\TestCase
+{
+    public function testPaid(): void { $this->assertTrue(false); }
+}
+```
 MD
 if python3 .ci/readme-blocks "$work/broken.md" >"$work/broken.out" 2>&1; then
   cat "$work/broken.out"; echo "readme-blocks passed a broken page" >&2; exit 1
 fi
 for expected in 'FAIL .*broken.md:3 (python): mypy --strict' 'broken.md:10\]: error: "CreatedMerchantPayment" has no attribute "order_no"' \
                 'FAIL .*broken.md:13 (php): exit 255' 'undefined_function().*broken.md:16\]' \
-                'FAIL .*broken.md:19 (php): receiver: a tampered delivery .* was answered 200'; do
+                'FAIL .*broken.md:19 (php): receiver: a tampered delivery .* was answered 200' \
+                'FAIL .*broken.md:23 (php): PHPUnit (exit 1)'; do
   grep -q "$expected" "$work/broken.out" || { cat "$work/broken.out"; echo "readme-blocks did not report: $expected" >&2; exit 1; }
 done
 rm -rf "$(sed -n 's/^the programs as run are kept in //p' "$work/broken.out")"
-echo "readme-blocks: a broken page fails with its file, line and language; a receiver acknowledging a tampered delivery fails"
+echo "readme-blocks: a broken page fails with its file, line and language; a receiver acknowledging a tampered delivery fails; a failing PHPUnit block fails"
