@@ -70,16 +70,9 @@ grep -qE ' linux-x86-64/libstorefront\.so$' <<<"$listing" \
 # tested (debug library). Its local Maven repository is a temporary copy of ~/.m2/repository
 # without any dev/storefront artifact, holding this jar: ~/.m2 is left alone (it may hold the
 # release jar .ci/release installed) and cannot stand in for this build.
+source .ci/lib/maven.sh
 m2="$work/m2"
-mkdir -p "$m2"
-home_m2="$HOME/.m2/repository"
-if [[ -d "$home_m2" ]]; then
-  (cd "$home_m2" && find . -mindepth 1 -maxdepth 1 ! -name dev -exec cp -r {} "$m2/" \;)
-  if [[ -d "$home_m2/dev" ]]; then
-    mkdir -p "$m2/dev"
-    (cd "$home_m2/dev" && find . -mindepth 1 -maxdepth 1 ! -name storefront -exec cp -r {} "$m2/dev/" \;)
-  fi
-fi
+seed_m2 "$m2"
 mvn -B -ntp -q -Dmaven.repo.local="$m2" org.apache.maven.plugins:maven-install-plugin:3.1.4:install-file \
   -Dfile="$jar" -DpomFile=bindings/kotlin/pom.xml
 # The JUnit 5 extension (dev.storefront:storefront-testing, bindings/kotlin-testing) against that
