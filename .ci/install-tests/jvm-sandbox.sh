@@ -10,22 +10,14 @@
 # binary, and it is the process the extension started (/proc/PID/exe).
 #
 # Maven's local repository: a fresh one in this folder seeded with ~/.m2's third-party artifacts
-# (never dev/storefront), as jvm.sh does.
+# (never dev/storefront), as jvm.sh does (seed_m2, .ci/lib/maven.sh).
 set -euo pipefail
 source "$STOREFRONT_CI/install-tests/common.sh"
+source "$STOREFRONT_CI/lib/maven.sh"
 no_rust_toolchain
-passed=0
-failed=0
-pass() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1" >&2; failed=$((failed + 1)); }
-finish() {
-  echo "install-jvm-sandbox: $passed passed, $failed failed"
-  [[ "$failed" == 0 ]]
-}
 for tool in java mvn unzip python3 sha256sum; do
   command -v "$tool" >/dev/null || { echo "install-jvm-sandbox: $tool is required" >&2; exit 1; }
 done
-mvn_plain() { mvn -B -ntp -Dstyle.color=never "$@" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'; }
 
 dist_jvm="$STOREFRONT_DIST/jvm"
 tarball_bin="$STOREFRONT_SANDBOX_BIN"   # (only compared with, never run)
@@ -36,18 +28,11 @@ sandbox_jar="$dist_jvm/repo/dev/storefront/storefront-sandbox/$version/storefron
 expected_sha=$(sha256sum <"$tarball_bin" | cut -d' ' -f1)
 
 # No sandbox but the jar's: no variable, and no PATH directory holding storefront-sandbox.
-unset STOREFRONT_SANDBOX_BIN
-clean_path=()
-IFS=: read -ra path_dirs <<<"$PATH"
-for dir in "${path_dirs[@]}"; do
-  [[ -e "${dir:-.}/storefront-sandbox" ]] || clean_path+=("$dir")
-done
-PATH=$(IFS=:; echo "${clean_path[*]}")
-export PATH
-if [[ -z "${STOREFRONT_SANDBOX_BIN+set}" ]] && ! command -v storefront-sandbox >/dev/null; then
+hide_other_sandboxes
+if no_other_sandbox; then
   pass "no STOREFRONT_SANDBOX_BIN and no storefront-sandbox on PATH"
 else
-  fail "a sandbox other than the jar's is reachable: ${STOREFRONT_SANDBOX_BIN:-} $(command -v storefront-sandbox || true)"
+  fail "a sandbox other than the jar's is reachable (above)"
   finish
 fi
 
@@ -60,91 +45,32 @@ else
 fi
 
 m2="$PWD/m2"
-mkdir -p "$m2"
-home_m2="$HOME/.m2/repository"
-if [[ -d "$home_m2" ]]; then
-  (cd "$home_m2" && find . -mindepth 1 -maxdepth 1 ! -name dev -exec cp -r {} "$m2/" \;)
-  if [[ -d "$home_m2/dev" ]]; then
-    mkdir -p "$m2/dev"
-    (cd "$home_m2/dev" && find . -mindepth 1 -maxdepth 1 ! -name storefront -exec cp -r {} "$m2/dev/" \;)
-  fi
-fi
-[[ ! -e "$m2/dev/storefront" ]]
+seed_m2 "$m2"
 repo_url="file://$dist_jvm/repo"
 
-mkdir -p project-shop/src/test/java/shop
-cat >project-shop/pom.xml <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>shop</groupId>
-  <artifactId>shop</artifactId>
-  <version>1</version>
-  <properties>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-    <maven.compiler.release>17</maven.compiler.release>
-  </properties>
-  <repositories>
-    <repository><id>storefront</id><url>$repo_url</url></repository>
-  </repositories>
-  <dependencies>
-    <dependency><groupId>dev.storefront</groupId><artifactId>storefront</artifactId><version>$version</version></dependency>
-    <dependency><groupId>dev.storefront</groupId><artifactId>storefront-testing</artifactId><version>$version</version><scope>test</scope></dependency>
-    <dependency><groupId>dev.storefront</groupId><artifactId>storefront-sandbox</artifactId><version>$version</version><scope>test</scope></dependency>
-    <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.13.4</version><scope>test</scope></dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.4</version></plugin>
-    </plugins>
-  </build>
-</project>
-POM
-cat >project-shop/src/test/java/shop/CheckoutTest.java <<'JAVA'
-package shop;
-
+# The test first checks the program StorefrontSandbox runs: the one extracted from the jar.
+shop_project project-shop "$repo_url" "$version" storefront-testing storefront-sandbox <<'JAVA'
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.storefront.Storefront;
-import dev.storefront.StorefrontClient;
-import dev.storefront.testing.StorefrontSandbox;
-import dev.storefront.testing.StorefrontSandboxExtension;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.util.HexFormat;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+assertNull(System.getenv("STOREFRONT_SANDBOX_BIN"));
+assertNull(System.getProperty("storefront.sandbox.bin"));
+Path program = Path.of(StorefrontSandbox.binaryPath());
+System.out.println("extracted sandbox: " + program);
+assertTrue(program.getParent().getFileName().toString().startsWith("storefront-sandbox-bin-"), program.toString());
+assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(program)));
+assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(program.getParent())));
+assertEquals(System.getenv("EXPECTED_SHA256"),
+    HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(program))));
+// The process the extension started is that file.
+assertEquals(program, Files.readSymbolicLink(Path.of("/proc", Long.toString(sandbox.pid()), "exe")));
 
-@ExtendWith(StorefrontSandboxExtension.class)
-class CheckoutTest {
-    @Test
-    void paid(StorefrontClient client, StorefrontSandbox sandbox) throws Exception {
-        assertNull(System.getenv("STOREFRONT_SANDBOX_BIN"));
-        assertNull(System.getProperty("storefront.sandbox.bin"));
-        Path program = Path.of(StorefrontSandbox.binaryPath());
-        System.out.println("extracted sandbox: " + program);
-        assertTrue(program.getParent().getFileName().toString().startsWith("storefront-sandbox-bin-"), program.toString());
-        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(program)));
-        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(program.getParent())));
-        assertEquals(System.getenv("EXPECTED_SHA256"),
-            HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(program))));
-        // The process the extension started is that file.
-        assertEquals(program, Files.readSymbolicLink(Path.of("/proc", Long.toString(sandbox.pid()), "exe")));
-
-        String orderNo = client.createMerchantPayment(Storefront.merchantPaymentRequest()
-            .externalReference("shop-1").amountMinor(1250).currency("USD").build()).getPayment().getOrderNo();
-        sandbox.trigger("pay", orderNo, "--channel", "ch_card_usd");
-        assertTrue(Storefront.isPaid(client.getMerchantPayment(orderNo).getStatus()));
-    }
-}
 JAVA
-if EXPECTED_SHA256="$expected_sha" mvn_plain -f project-shop/pom.xml -C "-Dmaven.repo.local=$m2" -Djna.nosys=true test >shop-test.out &&
-  grep -q 'Tests run: 1, Failures: 0, Errors: 0, Skipped: 0' shop-test.out; then
+if shop_test project-shop "$m2" EXPECTED_SHA256="$expected_sha" >shop-test.out; then
   pass "a shop's JUnit 5 test with storefront-testing + storefront-sandbox $version: created, paid and read against the jar's sandbox"
 else
   cat shop-test.out >&2

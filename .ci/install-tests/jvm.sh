@@ -11,18 +11,12 @@
 # Maven's local repository: a fresh one in this folder (so an SDK that `mvn install` or suite
 # 40-kotlin put into ~/.m2 can never stand in for the released one: Maven prefers a locally
 # installed artifact to any repository), seeded with a copy of ~/.m2/repository's third-party
-# artifacts (never its dev/storefront ones) to avoid downloading Kotlin again.
+# artifacts (never its dev/storefront ones) to avoid downloading Kotlin again (seed_m2,
+# .ci/lib/maven.sh).
 set -euo pipefail
 source "$STOREFRONT_CI/install-tests/common.sh"
+source "$STOREFRONT_CI/lib/maven.sh"
 no_rust_toolchain
-passed=0
-failed=0
-pass() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1" >&2; failed=$((failed + 1)); }
-finish() {
-  echo "install-jvm: $passed passed, $failed failed"
-  [[ "$failed" == 0 ]]
-}
 for tool in java mvn unzip python3; do
   command -v "$tool" >/dev/null || { echo "install-jvm: $tool is required" >&2; exit 1; }
 done
@@ -56,16 +50,7 @@ for lang in kotlin java; do
 done
 
 m2="$PWD/m2"
-mkdir -p "$m2"
-home_m2="$HOME/.m2/repository"
-if [[ -d "$home_m2" ]]; then
-  (cd "$home_m2" && find . -mindepth 1 -maxdepth 1 ! -name dev -exec cp -r {} "$m2/" \;)
-  if [[ -d "$home_m2/dev" ]]; then
-    mkdir -p "$m2/dev"
-    (cd "$home_m2/dev" && find . -mindepth 1 -maxdepth 1 ! -name storefront -exec cp -r {} "$m2/dev/" \;)
-  fi
-fi
-[[ ! -e "$m2/dev/storefront" ]]
+seed_m2 "$m2"
 repo_url="file://$dist_jvm/repo"
 maven_args=(-C "-Dmaven.repo.local=$m2" "-Dstorefront.repo=$repo_url" "-Dstorefront.version=$version")
 
@@ -178,59 +163,8 @@ done
 # A shop's own JUnit 5 test (Java) with dev.storefront:storefront-testing:VERSION from the release
 # repository: @ExtendWith(StorefrontSandboxExtension.class) starts $STOREFRONT_SANDBOX_BIN and
 # injects a client of the seeded merchant; the buyer pays through trigger.
-mkdir -p project-shop/src/test/java/shop
-cat >project-shop/pom.xml <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>shop</groupId>
-  <artifactId>shop</artifactId>
-  <version>1</version>
-  <properties>
-    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
-    <maven.compiler.release>17</maven.compiler.release>
-  </properties>
-  <repositories>
-    <repository><id>storefront</id><url>$repo_url</url></repository>
-  </repositories>
-  <dependencies>
-    <dependency><groupId>dev.storefront</groupId><artifactId>storefront</artifactId><version>$version</version></dependency>
-    <dependency><groupId>dev.storefront</groupId><artifactId>storefront-testing</artifactId><version>$version</version><scope>test</scope></dependency>
-    <dependency><groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.13.4</version><scope>test</scope></dependency>
-  </dependencies>
-  <build>
-    <plugins>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId><version>3.14.0</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-resources-plugin</artifactId><version>3.3.1</version></plugin>
-      <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId><version>3.5.4</version></plugin>
-    </plugins>
-  </build>
-</project>
-POM
-cat >project-shop/src/test/java/shop/CheckoutTest.java <<'JAVA'
-package shop;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import dev.storefront.Storefront;
-import dev.storefront.StorefrontClient;
-import dev.storefront.testing.StorefrontSandbox;
-import dev.storefront.testing.StorefrontSandboxExtension;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
-
-@ExtendWith(StorefrontSandboxExtension.class)
-class CheckoutTest {
-    @Test
-    void paid(StorefrontClient client, StorefrontSandbox sandbox) throws Exception {
-        String orderNo = client.createMerchantPayment(Storefront.merchantPaymentRequest()
-            .externalReference("shop-1").amountMinor(1250).currency("USD").build()).getPayment().getOrderNo();
-        sandbox.trigger("pay", orderNo, "--channel", "ch_card_usd");
-        assertTrue(Storefront.isPaid(client.getMerchantPayment(orderNo).getStatus()));
-    }
-}
-JAVA
-if STOREFRONT_SANDBOX_BIN="$STOREFRONT_SANDBOX_BIN" mvn_plain -f project-shop/pom.xml -C "-Dmaven.repo.local=$m2" -Djna.nosys=true test >shop-test.out &&
-  grep -q 'Tests run: 1, Failures: 0, Errors: 0, Skipped: 0' shop-test.out; then
+shop_project project-shop "$repo_url" "$version" storefront-testing </dev/null
+if shop_test project-shop "$m2" STOREFRONT_SANDBOX_BIN="$STOREFRONT_SANDBOX_BIN" >shop-test.out; then
   pass "a shop's JUnit 5 test with dev.storefront:storefront-testing:$version (from the release repository) sees paid"
 else
   cat shop-test.out >&2

@@ -30,55 +30,14 @@ version=$(basename "${zips[0]}" .zip)
 version=${version#storefront-sandbox-php-}
 # From here on no STOREFRONT_* variable is set, and no directory of PATH holds a
 # storefront-sandbox: the only sandbox there is, is the one Composer installs.
-for name in $(compgen -e); do
-  [[ "$name" == STOREFRONT_* ]] && unset "$name"
-done
-clean_path=()
-IFS=: read -ra path_dirs <<<"$PATH"
-for dir in "${path_dirs[@]}"; do
-  [[ -e "${dir:-.}/storefront-sandbox" ]] || clean_path+=("$dir")
-done
-PATH=$(IFS=:; echo "${clean_path[*]}")
-export PATH COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_NO_INTERACTION=1 COMPOSER_HOME="$PWD/composer-home"
+unset_storefront_env
+hide_other_sandboxes
+export COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_NO_INTERACTION=1 COMPOSER_HOME="$PWD/composer-home"
 
-passed=0
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then
-    echo "ok: $what"
-    passed=$((passed + 1))
-  else
-    echo "FAILED: $what" >&2
-    failed=$((failed + 1))
-  fi
-}
-
-nothing_else() {
-  [[ -z "${STOREFRONT_SANDBOX_BIN+set}" ]] || { echo "STOREFRONT_SANDBOX_BIN is set" >&2; return 1; }
-  ! command -v storefront-sandbox >/dev/null || { echo "storefront-sandbox on PATH: $(command -v storefront-sandbox)" >&2; return 1; }
-}
-check "no STOREFRONT_SANDBOX_BIN and no storefront-sandbox on PATH" nothing_else
+check "no STOREFRONT_SANDBOX_BIN and no storefront-sandbox on PATH" no_other_sandbox
 
 # The release zip holds exactly the package folder under storefront-sandbox-php/.
-zip_matches_folder() {
-  php -r '
-    [$script, $zip, $dir] = $argv;
-    $fromZip = [];
-    foreach (new RecursiveIteratorIterator(new PharData($zip)) as $file) {
-        $fromZip[substr($file->getPathname(), strlen("phar://$zip/"))] = sha1_file($file->getPathname());
-    }
-    $fromDir = [];
-    foreach (new RecursiveIteratorIterator(new RecursiveDirectoryIterator($dir, FilesystemIterator::SKIP_DOTS)) as $file) {
-        $fromDir["storefront-sandbox-php/" . substr($file->getPathname(), strlen($dir) + 1)] = sha1_file($file->getPathname());
-    }
-    ksort($fromZip);
-    ksort($fromDir);
-    exit($fromZip === $fromDir ? 0 : 1);
-  ' "${zips[0]}" "$package"
-}
-check "the zip holds the package folder" zip_matches_folder
+check "the zip holds the package folder" zip_holds_folder "${zips[0]}" "$package"
 check "the package's bin/storefront-sandbox is the release tarball's binary" cmp -s "$package/bin/storefront-sandbox" "$tarball_bin"
 check "the package's composer.json has the stable version $version and bin/storefront-sandbox" \
   php -r '$j = json_decode(file_get_contents($argv[1]), true); exit($j["version"] === $argv[2] && $j["bin"] === ["bin/storefront-sandbox"] ? 0 : 1);' "$package/composer.json" "$version"
@@ -204,5 +163,4 @@ not_installed() {
 }
 check "without storefront/sandbox the fixture names composer require --dev storefront/sandbox" not_installed
 
-echo "install-php-sandbox: $passed passed, $failed failed"
-((failed == 0))
+finish

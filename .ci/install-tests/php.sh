@@ -34,24 +34,8 @@ shopt -u nullglob
 version=$(basename "${zips[0]}" .zip)
 version=${version#storefront-php-}
 # From here on no STOREFRONT_* variable is set: the package must find its own files.
-for name in $(compgen -e); do
-  [[ "$name" == STOREFRONT_* ]] && unset "$name"
-done
+unset_storefront_env
 export COMPOSER_ALLOW_SUPERUSER=1 COMPOSER_NO_INTERACTION=1 COMPOSER_HOME="$PWD/composer-home"
-
-passed=0
-failed=0
-check() {
-  local what=$1
-  shift
-  if "$@"; then
-    echo "ok: $what"
-    passed=$((passed + 1))
-  else
-    echo "FAILED: $what" >&2
-    failed=$((failed + 1))
-  fi
-}
 
 servers=()
 cleanup() {
@@ -62,24 +46,7 @@ cleanup() {
 trap cleanup EXIT
 
 # The release zip holds exactly the package folder under storefront-php/.
-zip_matches_folder() {
-  php -r '
-    [$script, $zip, $dir] = $argv;
-    $fromZip = [];
-    foreach (new RecursiveIteratorIterator(new PharData($zip)) as $file) {
-        $path = substr($file->getPathname(), strlen("phar://$zip/"));
-        $fromZip[$path] = sha1_file($file->getPathname());
-    }
-    $fromDir = [];
-    foreach (new RecursiveIteratorIterator(new RecursiveDirectoryIterator($dir, FilesystemIterator::SKIP_DOTS)) as $file) {
-        $fromDir["storefront-php/" . substr($file->getPathname(), strlen($dir) + 1)] = sha1_file($file->getPathname());
-    }
-    ksort($fromZip);
-    ksort($fromDir);
-    exit($fromZip === $fromDir ? 0 : 1);
-  ' "${zips[0]}" "$package"
-}
-check "the zip holds the package folder" zip_matches_folder
+check "the zip holds the package folder" zip_holds_folder "${zips[0]}" "$package"
 
 # A Composer project installing the package with the README's lines, exactly as written: the
 # fenced block after the "install-test: php composer" marker of the package's own README.md
@@ -369,5 +336,4 @@ else
   check "persistent-preload starts" false
 fi
 
-echo "install-php: $passed passed, $failed failed"
-((failed == 0))
+finish
