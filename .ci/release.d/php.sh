@@ -19,6 +19,7 @@
 # where the release library was built).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib/composer-package.sh
 version="${STOREFRONT_VERSION:?set by .ci/release}"
 release_lib="${STOREFRONT_RELEASE_LIB:?set by .ci/release}"
 out="${STOREFRONT_OUT:?set by .ci/release}"
@@ -41,7 +42,7 @@ rm -rf "$pkg" "$dest"/storefront-php-*.zip
 mkdir -p "$pkg/src/Testing" "$pkg/include" "$pkg/lib/$platform"
 
 src=bindings/php
-cp "$src/composer.json" "$src/storefront.php" "$src/preload.php" "$src/README.md" "$pkg/"
+cp "$src/storefront.php" "$src/preload.php" "$src/README.md" "$pkg/"
 cp "$src"/src/*.php "$pkg/src/"
 cp "$src"/src/Testing/*.php "$pkg/src/Testing/"
 cp include/storefront.h "$pkg/include/storefront.h"
@@ -54,19 +55,7 @@ done
 # The source composer.json is valid (strictly), then the package's gets the stable version:
 # without it Composer takes a path repository's package as a dev version and
 # `composer require storefront/storefront` fails under minimum-stability stable.
-(cd "$src" && composer validate --strict --no-check-lock --quiet)
-php -r '
-  [$script, $file, $version] = $argv;
-  $json = json_decode(file_get_contents($file), true, 512, JSON_THROW_ON_ERROR);
-  $json = array_slice($json, 0, 2, true) + ["version" => $version] + $json;
-  file_put_contents($file, json_encode($json, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n");
-' "$pkg/composer.json" "$version"
-# Valid but for Packagist's advice to leave the version out (a package that is not on Packagist).
-warnings=$(cd "$pkg" && composer validate --strict --no-check-lock 2>&1 | grep '^- ' || true)
-[[ "$warnings" == "- The version field is present, it is recommended to leave it out if the package is published on Packagist." ]] || {
-  echo "php release: composer validate of the package: $warnings" >&2
-  exit 1
-}
+composer_package_json "$src" "$pkg" "$version"
 [[ "$(php -r 'echo json_decode(file_get_contents($argv[1]), true)["version"];' "$pkg/composer.json")" == "$version" ]]
 # The wrapper loads its own library and header with no environment.
 for file in "$pkg"/src/*.php "$pkg"/src/Testing/*.php "$pkg"/*.php; do php -l "$file" >/dev/null; done
@@ -82,19 +71,6 @@ read -r loaded_version loaded_lib loaded_header <<<"$loaded"
 }
 
 # The zip: one top folder storefront-php/ (Composer strips it; unzip gives the package folder).
-php -d phar.readonly=0 -r '
-  [$script, $dest, $zip] = $argv;
-  $archive = new PharData($zip, 0, null, Phar::ZIP);
-  $files = new RecursiveIteratorIterator(new RecursiveDirectoryIterator("$dest/storefront-php", FilesystemIterator::SKIP_DOTS));
-  $paths = [];
-  foreach ($files as $file) {
-      $paths[] = $file->getPathname();
-  }
-  sort($paths);
-  foreach ($paths as $path) {
-      $archive->addFile($path, substr($path, strlen($dest) + 1));
-  }
-  $archive->compressFiles(Phar::GZ);
-' "$dest" "$zip"
+composer_package_zip "$pkg" "$zip"
 
 echo "php: $pkg ($platform) and $(basename "$zip") ($(du -k "$zip" | cut -f1) KiB)"

@@ -26,6 +26,7 @@
 # The wheel is packed by `wheel pack` (PyPI's wheel, in a private venv removed at the end).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source .ci/lib/composer-package.sh
 : "${STOREFRONT_VERSION:?set by .ci/release}" "${STOREFRONT_OUT:?set by .ci/release}"
 version="$STOREFRONT_VERSION"
 arch=$(uname -m)
@@ -94,38 +95,14 @@ php_pkg="$php_dest/storefront-sandbox-php"
 php_zip="$php_dest/storefront-sandbox-php-$version.zip"
 rm -rf "$php_pkg" "$php_dest"/storefront-sandbox-php-*.zip
 mkdir -p "$php_pkg/bin"
-(cd sandbox/php && composer validate --strict --no-check-lock --quiet)
 install -m 0755 "$binary" "$php_pkg/bin/storefront-sandbox"
 cp sandbox/README.md sandbox/LICENSE-MIT sandbox/LICENSE-APACHE "$php_pkg/"
 printf '%s\n' "$version" >"$php_pkg/VERSION"
 # The stable version in the package's composer.json (as php.sh does for storefront/storefront:
 # without it a path repository offers a dev version, refused under minimum-stability stable).
-php -r '
-  [$script, $source, $file, $version] = $argv;
-  $json = json_decode(file_get_contents($source), true, 512, JSON_THROW_ON_ERROR);
-  $json = array_slice($json, 0, 2, true) + ["version" => $version] + $json;
-  file_put_contents($file, json_encode($json, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES) . "\n");
-' sandbox/php/composer.json "$php_pkg/composer.json" "$version"
-warnings=$(cd "$php_pkg" && composer validate --strict --no-check-lock 2>&1 | grep '^- ' || true)
-[[ "$warnings" == "- The version field is present, it is recommended to leave it out if the package is published on Packagist." ]] || {
-  echo "sandbox: composer validate of $php_pkg: $warnings" >&2
-  exit 1
-}
+composer_package_json sandbox/php "$php_pkg" "$version"
 # The zip: one top folder (Composer strips it); the binary keeps its mode 0755 in the zip.
-php -d phar.readonly=0 -r '
-  [$script, $dest, $zip] = $argv;
-  $archive = new PharData($zip, 0, null, Phar::ZIP);
-  $files = new RecursiveIteratorIterator(new RecursiveDirectoryIterator("$dest/storefront-sandbox-php", FilesystemIterator::SKIP_DOTS));
-  $paths = [];
-  foreach ($files as $file) {
-      $paths[] = $file->getPathname();
-  }
-  sort($paths);
-  foreach ($paths as $path) {
-      $archive->addFile($path, substr($path, strlen($dest) + 1));
-  }
-  $archive->compressFiles(Phar::GZ);
-' "$php_dest" "$php_zip"
+composer_package_zip "$php_pkg" "$php_zip"
 unzip -p "$php_zip" storefront-sandbox-php/bin/storefront-sandbox | cmp -s - "$binary" \
   || { echo "sandbox: bin/storefront-sandbox in $php_zip is not the release binary" >&2; exit 1; }
 
