@@ -80,4 +80,13 @@ valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect \
   "$work/storefront_example" "$work/ready.json"
 passed=$((passed + 1))
 
+# 7. Fork safety of a SQLite inbox (issue 27, item 2): a thread receives, claims and completes
+# while the main thread forks 25 times; every child stores its deliveries (no 503 for good).
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror -pthread -Iinclude tests/c/inbox_fork.c \
+  $(pkg-config --libs storefront) -Wl,-rpath,"$work/prefix/lib" -o "$work/inbox_fork"
+mkdir -m 700 "$work/fork"
+"$work/inbox_fork" "$work/fork" 25
+passed=$((passed + 1))
+
 echo "c-abi: $passed passed, 0 failed"

@@ -440,14 +440,36 @@ async fn sqlite_store_conforms() {
     }
     let meta = std::fs::metadata(&path).unwrap();
     assert_eq!(meta.permissions().mode() & 0o777, 0o600);
-    // An existing file with a wider mode is narrowed before use.
+    // An existing file with a wider mode is refused, never narrowed (issue 27, item 1).
     let wide = dir.path().join("wide.db");
     std::fs::write(&wide, b"").unwrap();
     std::fs::set_permissions(&wide, std::fs::Permissions::from_mode(0o644)).unwrap();
     let store = sqlite::SqliteStore::new(wide.clone(), fresh_ns("wide"), TIMEOUT);
-    store.pause(LimitClass::Read, 10).await.unwrap();
+    let refused = store.pause(LimitClass::Read, 10).await.unwrap_err();
+    assert!(
+        refused.0.contains("wide.db") && refused.0.contains("chmod 600"),
+        "{refused:?}"
+    );
     let mode = std::fs::metadata(&wide).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600);
+    assert_eq!(mode, 0o644);
+    // A -wal planted by someone else (here a world-readable one) is refused by name: the
+    // token would be written into it.
+    let planted = dir.path().join("planted.db");
+    std::fs::write(dir.path().join("planted.db-wal"), b"").unwrap();
+    std::fs::set_permissions(
+        dir.path().join("planted.db-wal"),
+        std::fs::Permissions::from_mode(0o666),
+    )
+    .unwrap();
+    let store = sqlite::SqliteStore::new(planted.clone(), fresh_ns("planted"), TIMEOUT);
+    let refused = store.pause(LimitClass::Read, 10).await.unwrap_err();
+    assert!(refused.0.contains("planted.db-wal"), "{refused:?}");
+    assert_eq!(
+        std::fs::metadata(dir.path().join("planted.db-wal"))
+            .unwrap()
+            .len(),
+        0
+    );
     // An unusable path is an error, not a panic.
     let bad = sqlite::SqliteStore::new(
         dir.path().join("missing-dir").join("x.db"),

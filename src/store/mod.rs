@@ -637,36 +637,6 @@ impl SharedState {
     }
 }
 
-/// Creates (or opens) a file only the owner can read and write, before any backend writes a
-/// secret in it (the token is a secret at rest).
-#[cfg(feature = "store-sqlite")]
-pub(crate) fn create_private_file(path: &std::path::Path) -> std::io::Result<()> {
-    use std::fs::OpenOptions;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(path)?;
-        // An existing file keeps its mode: narrow it.
-        let mode = file.metadata()?.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-        }
-        Ok(())
-    }
-    #[cfg(not(unix))]
-    {
-        OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map(|_| ())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -46,6 +46,13 @@ impl TempDir {
         ));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("create a temporary directory");
+        // Private, as the SQLite files' folder must be (src/sqlite_file/trust.rs).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))
+                .expect("make the temporary directory private");
+        }
         TempDir(dir)
     }
 }

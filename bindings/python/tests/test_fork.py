@@ -269,3 +269,80 @@ def test_logging_reaches_the_logger_in_a_forked_child(sandbox, client):
     finally:
         storefront.disable_logging()
         logger.removeHandler(handler)
+
+
+# -- SQLite handles across fork (issue 27, item 2) -------------------------------------------
+# A parent thread works on the SQLite file while the main thread forks, so a fork often lands
+# inside one of its transactions. Before the fix, children inherited SQLite's per-process lock
+# state and answered 503 to every delivery (5 of 25 in the review).
+
+FORKS = 25
+
+
+def _busy(stop: threading.Event, failures: list, work: Callable[[int], None]) -> threading.Thread:
+    def loop() -> None:
+        round_no = 0
+        while not stop.is_set():
+            try:
+                work(round_no)
+            except BaseException as error:  # counted, the test fails on any
+                failures.append(repr(error))
+            round_no += 1
+
+    thread = threading.Thread(target=loop, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_inbox_forked_while_a_parent_thread_receives_and_claims(tmp_path):
+    from test_inbox import SECRET, notification, signed
+
+    with storefront.Inbox(f"sqlite://{tmp_path / 'inbox.db'}", [SECRET]) as inbox:
+        def receive(order: str) -> int:
+            body = notification(f"EVT-{order}", order, payment_event=f"PE-{order}")
+            return inbox.receive(signed(f"EVT-{order}", body), body)[0]
+
+        def work(round_no: int) -> None:
+            assert receive(f"parent-{round_no}") == 200
+            for event in inbox.claim(4, 30_000):
+                inbox.complete(event)
+
+        stop, failures = threading.Event(), []
+        thread = _busy(stop, failures, work)
+        try:
+            for i in range(FORKS):
+                time.sleep((i % 5) / 1000)
+                # A 503 is delivered again: the child must not be locked out for good.
+                assert in_child(lambda: [receive(f"child-{i}"), receive(f"child-{i}-b")]) == [200, 200]
+        finally:
+            stop.set()
+            thread.join()
+        assert failures == []
+        assert receive("parent-last") == 200
+        assert inbox.status().pending + inbox.status().completed >= 2 * FORKS + 1
+
+
+def test_shared_state_forked_while_a_parent_thread_admits_calls(sandbox, tmp_path):
+    db = tmp_path / "storefront.db"
+    with storefront.Client(sandbox.config(shared_state=f"sqlite://{db}")) as shared:
+        assert shared.shared_state()["available"]
+
+        def work(_: int) -> None:
+            # One store transaction a call, back to back: a fork lands inside one often.
+            assert shared.shared_state()["available"]
+
+        stop, failures = threading.Event(), []
+        thread = _busy(stop, failures, work)
+        try:
+            for i in range(FORKS):
+                time.sleep((i % 5) / 1000)
+
+                def child() -> list:
+                    shared.merchant_profile()
+                    return [shared.shared_state()["available"], shared.shared_state()["backend"]]
+
+                assert in_child(child) == [True, "sqlite"], f"child {i}"
+        finally:
+            stop.set()
+            thread.join()
+        assert failures == []
