@@ -89,4 +89,14 @@ mkdir -m 700 "$work/fork"
 "$work/inbox_fork" "$work/fork" 25
 passed=$((passed + 1))
 
+# 8. Hostile arguments across the inbox's C ABI (NULLs, invalid UTF-8, a NULL body with a
+# length) under AddressSanitizer and UBSan: each refused with its code, the inbox still works.
+# shellcheck disable=SC2046
+gcc -std=c11 -Wall -Wextra -Werror -fsanitize=address,undefined -fno-omit-frame-pointer -Iinclude \
+  tests/c/inbox_bad_args.c $(pkg-config --libs storefront) -Wl,-rpath,"$work/prefix/lib" \
+  -o "$work/inbox_bad_args"
+mkdir -m 700 "$work/bad-args"
+"$work/inbox_bad_args" "$work/bad-args"
+passed=$((passed + 1))
+
 echo "c-abi: $passed passed, 0 failed"
