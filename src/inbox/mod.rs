@@ -15,7 +15,11 @@
 //! The flow:
 //! 1. [`Inbox::receive`] verifies, then stores the notification keyed by its `id` in one
 //!    statement, and only then answers 2xx: the least a correct receiver does before it
-//!    acknowledges. A duplicate `id` is acknowledged and stored once.
+//!    acknowledges. A duplicate `id` is acknowledged and stored once. Before that, a body
+//!    above [`MAX_BODY_BYTES`] is answered 413 (one limit for every binding) and a verified
+//!    notification that breaks what booking relies on ([`ContractViolation`]: `paid` without
+//!    `event_id`, an `event_id` another payment carries, a version beyond 2^63 - 1) is answered
+//!    422 and counted, so no paid payment sits in the inbox unbookable.
 //! 2. Workers [`Inbox::claim`] events under a lease, and the claim decides the order: each
 //!    payment has a watermark, the highest `status_version` handed to the app; an event at or
 //!    below it (or equal under another id), or below another waiting event of the payment, is
@@ -767,7 +771,10 @@ impl Inbox {
     /// The statements that complete an event inside the app's own transaction on the same
     /// database, with the app's own driver: bind `:id` and `:claim` (SQLite) or `$1` and `$2`
     /// (PostgreSQL), run them in order, and roll back unless the first changed exactly one row
-    /// (the lease was lost). See the README's "Book inside your own transaction".
+    /// (the lease was lost). See the README's "Book inside your own transaction". (On
+    /// PostgreSQL an event id holding U+0000 — only a reconciliation of a payment number
+    /// holding it — cannot be bound as `text` by any driver: complete such an event with
+    /// [`Inbox::complete`].)
     pub fn completion_sql(&self) -> &'static str {
         self.store.completion_sql()
     }
@@ -928,8 +935,9 @@ impl Inbox {
     }
 
     /// Deletes finished rows (completed, stale, duplicate) older than `retention`
-    /// ([`DEFAULT_RETENTION`] is 30 days). Watermarks and bookings are kept: they are what
-    /// makes a very late duplicate stale and a booking once. Returns the rows deleted.
+    /// ([`DEFAULT_RETENTION`] is 30 days). Watermarks, bookings and which payment owns each
+    /// `event_id` are kept: they are what makes a very late duplicate stale, a booking once and
+    /// a reused `event_id` a contract violation. Returns the rows deleted.
     pub async fn purge(&self, retention: Duration) -> InboxResult<u64> {
         self.store
             .purge(retention.as_millis().min(u64::MAX as u128) as u64)
