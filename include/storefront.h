@@ -658,12 +658,15 @@ void sf_inbox_free(sf_inbox *inbox);
 // when a worker claims).
 //
 // Every delivery is a successful call: `*http_status_out` receives the HTTP status to answer
-// the service with (200 stored or already stored, 400 refused by verification, 503 the store
+// the service with (200 stored or already stored, 400 refused by verification, 413 a body
+// above the inbox's 1 MiB limit, reason `body_too_large`, counted and never read; 422 a
+// verified notification that breaks the contract, reason `contract_violation`; 503 the store
 // could not commit: the service delivers again) and `*receipt_json_out` the receipt
-// `{"status", "outcome": "stored"|"duplicate"|"rejected"|"store_failed", "id",
-// "reason", "body"}` where `body` is the small JSON answer body to send. The string is owned by
-// the caller (free with `sf_string_free`). A failure result means a bad argument (NULL handle or
-// out-pointer, invalid UTF-8, input too large) or a cancelled call: answer 503 then.
+// `{"status", "outcome": "stored"|"duplicate"|"rejected"|"contract_violation"|"store_failed",
+// "id", "reason", "body"}` where `body` is the small JSON answer body to send. The string is
+// owned by the caller (free with `sf_string_free`). A failure result means a bad argument (NULL
+// handle or out-pointer, invalid UTF-8 in a header, a header value too large) or a cancelled
+// call: answer 503 then.
 //
 // # Safety
 // `inbox` NULL or live; strings NULL or NUL-terminated; `body` NULL (only with length 0) or
@@ -736,7 +739,10 @@ sf_result sf_inbox_release(const sf_inbox *inbox,
                            sf_error **error_out);
 
 // Counts of the inbox: `{"pending", "claimed", "completed", "stale", "duplicate",
-// "rejected": {reason: count}, "oldest_pending_ms", "booked"}`.
+// "rejected": {reason: count}, "contract_violations": {rule: count}, "oldest_pending_ms",
+// "booked"}` (`rejected` counts `body_too_large` too; `contract_violations` the verified
+// deliveries refused with 422 per rule: `missing_event_id`, `event_id_reused`,
+// `status_version_out_of_range`).
 //
 // On success `*status_json_out` receives a string owned by the caller (free with
 // `sf_string_free`).
@@ -791,8 +797,10 @@ sf_result sf_inbox_completion_sql(const sf_inbox *inbox,
 // "reconciliation"`: the one handler books it once. A version not above the watermark is
 // stale, as for a notification.
 //
-// On success `*outcome_out` receives the outcome's name, `stored`, `stale` or `duplicate`
-// (plain text, not JSON), owned by the caller (free with `sf_string_free`).
+// On success `*outcome_out` receives the outcome's name, `stored`, `duplicate`, or
+// `contract_violation` (not entered: `paid` without `event_id`, an `event_id` of another
+// payment, a `status_version` above 2^63 - 1; report the payment as needing attention) as
+// plain text, not JSON, owned by the caller (free with `sf_string_free`).
 //
 // # Safety
 // `inbox` NULL or live; `payment_json` NULL or NUL-terminated; out-pointers NULL or writable.

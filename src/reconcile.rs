@@ -30,6 +30,7 @@
 //! | [`PaidNotBooked`](ReconcileFinding::PaidNotBooked) | `paid` at the service, no booked `event_id` here | "Only `paid` confirms payment"; book by `event_id` |
 //! | [`BookedNotPaid`](ReconcileFinding::BookedNotPaid) | booked here (a booked `event_id`), status not `paid`: `refunded` / `chargeback` (reversed, "original payment event retained"), `review`, `expired`, `pending` | only `paid` is payment |
 //! | [`UnderReview`](ReconcileFinding::UnderReview) | `review`, nothing booked | "needs verification", "not to be treated as failed"; never paid |
+//! | [`NeedsAttention`](ReconcileFinding::NeedsAttention) | only from [`crate::inbox::Inbox::reconcile`]: the payment breaks the contract (no `event_id` when paid, an `event_id` of another payment, a version above 2^63 - 1) or entering it failed | "stable unique payment event number"; never booked automatically |
 //! | [`InAgreement`](ReconcileFinding::InAgreement) | `paid` and booked with the same `event_id`; or `pending`, `expired`, `refunded`, `chargeback` with nothing booked | `pending` is undecided ("do not judge failure from a local timer"); expired, refunded and chargeback owe nothing |
 //!
 //! A mismatch is decided before the status: the contract says to check reference, amount and
@@ -190,6 +191,20 @@ pub enum ReconcileFinding {
         /// The failure.
         error: LookupError,
     },
+    /// Reported by [`crate::inbox::Inbox::reconcile`] only: the payment (or a notification of
+    /// it) breaks a rule of the contract, so the inbox cannot book it by itself — `paid`
+    /// without `event_id` ("omitted until payment is confirmed"), an `event_id` another payment
+    /// carries ("stable unique payment event number"), a `status_version` above 2^63 - 1 — or
+    /// entering it into the inbox failed. Never booked automatically; an operator decides.
+    NeedsAttention {
+        /// Why, a stable code: a [`crate::inbox::ContractViolation::code`]
+        /// (`missing_event_id`, `event_id_reused`, `status_version_out_of_range`), or
+        /// `inbox_<error code>` (such as `inbox_store`) when entering it failed (tried again
+        /// next run).
+        reason: String,
+        /// The payment as queried.
+        payment: Box<MerchantPayment>,
+    },
 }
 
 impl ReconcileFinding {
@@ -205,6 +220,7 @@ impl ReconcileFinding {
             ReconcileFinding::MissingAtService => "missing_at_service",
             ReconcileFinding::Ambiguous { .. } => "ambiguous",
             ReconcileFinding::LookupFailed { .. } => "lookup_failed",
+            ReconcileFinding::NeedsAttention { .. } => "needs_attention",
         }
     }
 }

@@ -275,6 +275,53 @@ async fn deliver(
         .await
 }
 
+/// Delivers one signed notification with the given `data` (any values, as the contract allows
+/// them).
+async fn deliver_data(inbox: &Inbox, id: &str, data: serde_json::Value) -> Receipt {
+    let body = serde_json::json!({
+        "id": id,
+        "type": "merchant_payment.status_changed",
+        "api_version": 1,
+        "created_at": "2026-01-01T00:00:00Z",
+        "data": data,
+    })
+    .to_string();
+    deliver_raw(inbox, id, body.as_bytes()).await
+}
+
+/// Delivers `body` signed as it is.
+async fn deliver_raw(inbox: &Inbox, id: &str, body: &[u8]) -> Receipt {
+    let ts = unix_now();
+    let signature = TestSigner::new(SECRET).signature(ts, body);
+    inbox
+        .receive(Some(id), Some(&ts.to_string()), Some(&signature), body)
+        .await
+}
+
+/// The report the inbox's reconciliation makes for `payment` before entering it: the
+/// reconciler's classification against the shop's record of it (nothing booked).
+fn report_for(payment: &MerchantPayment) -> crate::ReconcileReport {
+    let record = LocalRecord {
+        external_reference: payment.external_reference.clone(),
+        order_no: Some(payment.order_no.clone()),
+        expected_amount: payment.amount_minor,
+        currency: payment.currency.clone(),
+        test_mode: None,
+        booked_status_version: None,
+        booked_event_id: None,
+    };
+    crate::ReconcileReport {
+        record: record.external_reference.clone(),
+        index: 0,
+        order_no: Some(payment.order_no.clone()),
+        finding: crate::reconcile::classify(&record, payment),
+        service_status_version: payment.status_version,
+        requeued: 0,
+        requeue_error: None,
+        cursor: crate::ReconcileCursor::default(),
+    }
+}
+
 async fn status(inbox: &Inbox) -> InboxStatus {
     inbox.status().await.expect("status")
 }
@@ -289,6 +336,389 @@ async fn conformance(backend: &Backend) {
     completion_in_own_transaction(backend).await;
     purge_and_replay(backend).await;
     concurrent_workers(backend).await;
+    nul_and_odd_text_round_trip(backend).await;
+    contract_violations_refused_and_reconciled(backend).await;
+    body_limit_and_nesting(backend).await;
+    namespace_refused(backend).await;
+}
+
+/// Every value the contract allows is stored and handed back exactly, on every backend:
+/// `external_reference`, `order_no` and `event_id` with U+0000 (which PostgreSQL's `text`
+/// refuses), and values that look like the PostgreSQL backend's encoding. Such a payment is
+/// handed out, booked once, and reconciled like any other.
+async fn nul_and_odd_text_round_trip(backend: &Backend) {
+    let db = backend.fresh().await;
+    let inbox = inbox(&db);
+    let odd = [
+        ("ORD\0NUL", "shop\0ref", "E\0one"),
+        ("\u{1}ORD", "\u{1}6869", "\u{1}E"),
+        ("ORD\\x00", "ref\\0 \u{1}", "E\\0"),
+    ];
+    for (i, (order_no, reference, event_id)) in odd.iter().enumerate() {
+        let mut paid = data(order_no, "paid", 2, Some(event_id));
+        paid["external_reference"] = (*reference).into();
+        let id = format!("nul-{i}");
+        let r = deliver_data(&inbox, &id, paid).await;
+        assert_eq!(
+            (r.status, r.outcome),
+            (200, ReceiptOutcome::Stored),
+            "{r:?}"
+        );
+        // Redelivered: deduplicated.
+        let mut again = data(order_no, "paid", 2, Some(event_id));
+        again["external_reference"] = (*reference).into();
+        assert_eq!(
+            deliver_data(&inbox, &id, again).await.outcome,
+            ReceiptOutcome::Duplicate
+        );
+    }
+    let mut events = inbox.claim(10, LONG).await.expect("claim");
+    events.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(events.len(), odd.len(), "{events:?}");
+    for (e, (order_no, reference, event_id)) in events.iter().zip(odd) {
+        assert_eq!(e.order_no, order_no);
+        assert_eq!(e.external_reference, reference);
+        assert_eq!(e.event_id.as_deref(), Some(event_id));
+        assert!(e.book, "{e:?}");
+        let sent: serde_json::Value = serde_json::from_str(&e.body).expect("the body");
+        assert_eq!(sent["data"]["external_reference"], reference);
+        inbox.complete(e).await.expect("complete");
+    }
+    let s = status(&inbox).await;
+    assert_eq!((s.booked, s.completed, s.duplicate), (3, 3, 0), "{s:?}");
+    let marks: BTreeMap<String, (String, Option<String>)> = inbox
+        .watermarks()
+        .await
+        .expect("watermarks")
+        .into_iter()
+        .map(|w| (w.order_no, (w.external_reference, w.booked_event_id)))
+        .collect();
+    for (order_no, reference, event_id) in odd {
+        assert_eq!(
+            marks[order_no],
+            (reference.to_owned(), Some(event_id.to_owned())),
+            "{order_no:?}"
+        );
+    }
+
+    // Reconciliation: a payment with U+0000 found paid at the service enters and books; one
+    // the inbox booked is in agreement.
+    let mut found: MerchantPayment =
+        serde_json::from_value(data("R\0NUL", "paid", 4, Some("ER\0"))).expect("a payment");
+    found.external_reference = "found\0ref".into();
+    let mut report = report_for(&found);
+    assert_eq!(report.finding.name(), "paid_not_booked");
+    inbox.settle(&mut report).await;
+    assert_eq!(
+        report.finding.name(),
+        "paid_not_booked",
+        "{:?}",
+        report.finding
+    );
+    let e = inbox.claim(5, LONG).await.expect("claim");
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!(
+        (
+            e[0].id.as_str(),
+            e[0].external_reference.as_str(),
+            e[0].book
+        ),
+        ("reconciled:R\0NUL:4", "found\0ref", true)
+    );
+    assert_eq!(e[0].event_id.as_deref(), Some("ER\0"));
+    inbox.complete(&e[0]).await.expect("complete");
+    assert_eq!(status(&inbox).await.booked, 4);
+    // Replay by id and completion in the app's transaction work with such ids too.
+    assert_eq!(
+        inbox
+            .replay(&Replay::Event("reconciled:R\0NUL:4".into()))
+            .await
+            .expect("replay"),
+        1
+    );
+    let e = inbox.claim(5, LONG).await.expect("claim");
+    assert_eq!((e.len(), e[0].replayed, e[0].book), (1, true, false));
+    inbox.release(&e[0]).await.expect("release");
+    let e = inbox.claim(5, LONG).await.expect("claim");
+    inbox.complete(&e[0]).await.expect("complete");
+}
+
+/// Notifications that break the contract so that the payment could never be booked are
+/// refused with 422 `contract_violation` (counted per rule, never stored, never handed out): a
+/// `paid` event without `event_id`, an `event_id` another payment carries, versions 2^63 and
+/// 2^63 + 1 (which no store column holds exactly; never clamped). The inbox's reconciliation
+/// reports such payments as `needs_attention` with the rule and still enters the others.
+async fn contract_violations_refused_and_reconciled(backend: &Backend) {
+    let db = backend.fresh().await;
+    let inbox = inbox(&db);
+    let refused = |r: &Receipt| {
+        assert_eq!(
+            (r.status, r.outcome, r.reason.as_deref()),
+            (
+                422,
+                ReceiptOutcome::ContractViolation,
+                Some("contract_violation")
+            ),
+            "{r:?}"
+        );
+    };
+    // Paid without event_id.
+    refused(&deliver(&inbox, "cv-1", "CV1", "paid", 2, None).await);
+    // Pending without one is fine.
+    assert_eq!(
+        deliver(&inbox, "cv-1-p", "CV1", "pending", 1, None)
+            .await
+            .status,
+        200
+    );
+    // One event_id on two payments: the first owns it, the second is refused (again on
+    // every redelivery); the first's own later states keep it.
+    assert_eq!(
+        deliver(&inbox, "cv-a", "CVA", "paid", 2, Some("EDUP"))
+            .await
+            .outcome,
+        ReceiptOutcome::Stored
+    );
+    refused(&deliver(&inbox, "cv-b", "CVB", "paid", 2, Some("EDUP")).await);
+    refused(&deliver(&inbox, "cv-b", "CVB", "paid", 2, Some("EDUP")).await);
+    assert_eq!(
+        deliver(&inbox, "cv-a", "CVA", "paid", 2, Some("EDUP"))
+            .await
+            .outcome,
+        ReceiptOutcome::Duplicate
+    );
+    // Versions beyond i64: refused, never clamped; i64::MAX itself is held exactly.
+    let top = i64::MAX as u64;
+    refused(&deliver(&inbox, "cv-v0", "CVV", "pending", top + 1, None).await);
+    refused(&deliver(&inbox, "cv-v1", "CVV", "paid", top + 2, Some("EV")).await);
+    assert_eq!(
+        deliver(&inbox, "cv-max", "CVM", "paid", top, Some("EM"))
+            .await
+            .outcome,
+        ReceiptOutcome::Stored
+    );
+    let s = status(&inbox).await;
+    assert_eq!(
+        s.contract_violations,
+        BTreeMap::from([
+            ("event_id_reused".into(), 2),
+            ("missing_event_id".into(), 1),
+            ("status_version_out_of_range".into(), 2),
+        ]),
+        "{s:?}"
+    );
+    assert!(s.rejected.is_empty(), "{s:?}");
+    assert_eq!(s.pending, 3, "only cv-1-p, cv-a and cv-max stored: {s:?}");
+    let mut handed: Vec<(String, u64, bool)> = inbox
+        .claim(10, LONG)
+        .await
+        .expect("claim")
+        .into_iter()
+        .map(|e| (e.id, e.status_version, e.book))
+        .collect();
+    handed.sort();
+    assert_eq!(
+        handed,
+        vec![
+            ("cv-1-p".into(), 1, false),
+            ("cv-a".into(), 2, true),
+            ("cv-max".into(), top, true)
+        ]
+    );
+
+    // Reconciliation: each such payment found paid at the service needs attention (never an
+    // endless paid_not_booked, never entered), and the sound one after them still enters.
+    let payment = |order_no: &str, version: u64, event_id: Option<&str>| -> MerchantPayment {
+        serde_json::from_value(data(order_no, "paid", version, event_id)).expect("a payment")
+    };
+    let cases = [
+        (payment("CV1", 2, None), Some("missing_event_id")),
+        (payment("CVB", 2, Some("EDUP")), Some("event_id_reused")),
+        (
+            payment("CVV", top + 2, Some("EV")),
+            Some("status_version_out_of_range"),
+        ),
+        (payment("CVOK", 3, Some("EOK")), None),
+    ];
+    for (p, reason) in &cases {
+        assert_eq!(
+            inbox.enter_reconciled(p).await.expect("enter") == ReceiptOutcome::ContractViolation,
+            reason.is_some(),
+            "{}",
+            p.order_no
+        );
+    }
+    // The sound one was entered just now: take it out of the way, then run the reports.
+    let e = inbox.claim(5, LONG).await.expect("claim");
+    assert_eq!(e.len(), 1);
+    inbox.release(&e[0]).await.expect("release");
+    let mut reports: Vec<_> = cases.iter().map(|(p, _)| report_for(p)).collect();
+    for report in &mut reports {
+        inbox.settle(report).await;
+    }
+    for (report, (p, reason)) in reports.iter().zip(&cases) {
+        match (&report.finding, reason) {
+            (
+                crate::ReconcileFinding::NeedsAttention {
+                    reason: got,
+                    payment,
+                },
+                Some(want),
+            ) => {
+                assert_eq!(got, want, "{}", p.order_no);
+                assert_eq!(payment.order_no, p.order_no);
+            }
+            (crate::ReconcileFinding::PaidNotBooked { .. }, None) => {}
+            (other, _) => panic!("{}: {other:?}", p.order_no),
+        }
+    }
+    assert_eq!(reports[0].finding.name(), "needs_attention");
+    let e = inbox.claim(5, LONG).await.expect("claim");
+    assert_eq!(e.len(), 1, "only the sound payment entered: {e:?}");
+    assert_eq!((e[0].order_no.as_str(), e[0].book), ("CVOK", true));
+    inbox.complete(&e[0]).await.expect("complete");
+    // Reconciliation's refusals are not deliveries: the counts are unchanged.
+    assert_eq!(
+        status(&inbox).await.contract_violations,
+        s.contract_violations
+    );
+}
+
+/// One body limit for every binding, enforced by the core before verification: a body above
+/// [`MAX_BODY_BYTES`] is answered 413 `body_too_large`, counted, not stored; one of exactly
+/// the limit is stored. A body nested absurdly deep (within the limit) is refused as an
+/// invalid body (serde_json's recursion limit), never handed out, and does not overflow the
+/// stack; one nested 5,000,000 deep is above the limit.
+async fn body_limit_and_nesting(backend: &Backend) {
+    let db = backend.fresh().await;
+    let inbox = inbox(&db);
+    let body = |id: &str, order_no: &str, pad: usize| {
+        let mut text = super::conformance::body(id, order_no, "pending", 1, None);
+        text.push_str(&" ".repeat(pad));
+        text
+    };
+    let exact = {
+        let base = body("big-1", "BIG", 0);
+        body("big-1", "BIG", MAX_BODY_BYTES - base.len())
+    };
+    assert_eq!(exact.len(), MAX_BODY_BYTES);
+    let r = deliver_raw(&inbox, "big-1", exact.as_bytes()).await;
+    assert_eq!(
+        (r.status, r.outcome),
+        (200, ReceiptOutcome::Stored),
+        "{r:?}"
+    );
+    let over = format!("{exact} ");
+    let r = deliver_raw(&inbox, "big-2", over.as_bytes()).await;
+    assert_eq!(
+        (r.status, r.outcome, r.reason.as_deref()),
+        (413, ReceiptOutcome::Rejected, Some("body_too_large")),
+        "{r:?}"
+    );
+    assert_eq!(r.status, STATUS_BODY_TOO_LARGE);
+    // Unsigned and huge: refused for its size before anything else.
+    let huge = vec![b'['; 64 << 20];
+    let r = inbox.receive(None, None, None, &huge).await;
+    assert_eq!(
+        (r.status, r.reason.as_deref()),
+        (413, Some("body_too_large"))
+    );
+    let deep_5m = format!("{}{}", "[".repeat(5_000_000), "]".repeat(5_000_000));
+    let r = deliver_raw(&inbox, "deep-5m", deep_5m.as_bytes()).await;
+    assert_eq!(
+        (r.status, r.reason.as_deref()),
+        (413, Some("body_too_large"))
+    );
+
+    // Deep nesting within the limit, in an envelope field and inside `data`.
+    let nest = |depth: usize| format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let mut in_envelope: serde_json::Value =
+        serde_json::from_str(&body("deep-1", "DEEP", 0)).expect("json");
+    in_envelope["extra"] = serde_json::Value::Null;
+    let in_envelope = in_envelope
+        .to_string()
+        .replace("\"extra\":null", &format!("\"extra\":{}", nest(200_000)));
+    let mut in_data: serde_json::Value =
+        serde_json::from_str(&body("deep-2", "DEEP", 0)).expect("json");
+    in_data["data"]["extra"] = serde_json::Value::Null;
+    let in_data = in_data
+        .to_string()
+        .replace("\"extra\":null", &format!("\"extra\":{}", nest(200_000)));
+    for (id, text) in [("deep-1", in_envelope), ("deep-2", in_data)] {
+        assert!(text.len() <= MAX_BODY_BYTES && text.contains(&nest(1000)));
+        let r = deliver_raw(&inbox, id, text.as_bytes()).await;
+        assert_eq!(
+            (r.status, r.outcome, r.reason.as_deref()),
+            (400, ReceiptOutcome::Rejected, Some("invalid_body")),
+            "{id}: {r:?}"
+        );
+    }
+    // At the depth limit it is stored; one deeper is refused.
+    let mut at_limit: serde_json::Value =
+        serde_json::from_str(&body("deep-3", "DEEP3", 0)).expect("json");
+    at_limit["data"]["extra"] = serde_json::Value::Null;
+    let at_limit = at_limit.to_string().replace(
+        "\"extra\":null",
+        &format!("\"extra\":\"[[[{{\",\"more\":{}", nest(MAX_BODY_DEPTH - 2)),
+    );
+    let r = deliver_raw(&inbox, "deep-3", at_limit.as_bytes()).await;
+    assert_eq!(
+        (r.status, r.outcome),
+        (200, ReceiptOutcome::Stored),
+        "{r:?}"
+    );
+    let deeper = at_limit.replace(&nest(MAX_BODY_DEPTH - 2), &nest(MAX_BODY_DEPTH - 1));
+    let r = deliver_raw(
+        &inbox,
+        "deep-4",
+        deeper.replace("deep-3", "deep-4").as_bytes(),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.reason.as_deref()),
+        (400, Some("invalid_body")),
+        "{r:?}"
+    );
+    let s = status(&inbox).await;
+    assert_eq!(s.rejected.get("body_too_large"), Some(&3), "{s:?}");
+    assert_eq!(s.rejected.get("invalid_body"), Some(&3), "{s:?}");
+    assert_eq!(
+        s.pending, 2,
+        "the body of exactly the limit, the one at the depth limit: {s:?}"
+    );
+    let mut e = inbox.claim(5, LONG).await.expect("claim");
+    e.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(e.len(), 2);
+    assert_eq!(
+        (e[0].id.as_str(), e[0].body.len()),
+        ("big-1", MAX_BODY_BYTES)
+    );
+    assert_eq!(e[1].id, "deep-3");
+}
+
+/// One rule for both backends: the inbox's tables are not namespaced, so an inbox URL with a
+/// `namespace` is a configuration error (never silently one shared inbox); SQLite takes no
+/// query parameter at all.
+async fn namespace_refused(backend: &Backend) {
+    let db = backend.fresh().await;
+    let open = |url: String| {
+        Inbox::open(&url, WebhookVerifier::new([SECRET]).expect("verifier")).map(|_| ())
+    };
+    for ns in ["?namespace=shop-a", "?namespace=", "?namespace=shop-b&x=1"] {
+        match open(format!("{}{ns}", db.url)) {
+            Err(InboxError::Config(text)) => assert!(text.contains("namespace"), "{text}"),
+            other => panic!("{ns}: {other:?}"),
+        }
+    }
+    #[cfg(feature = "store-sqlite")]
+    if db.path.is_some() {
+        assert!(matches!(
+            open(format!("{}?mode=ro", db.url)),
+            Err(InboxError::Config(_))
+        ));
+    }
+    // Without it, the same database opens.
+    open(db.url.clone()).expect("the plain URL opens");
 }
 
 /// Stored → 200; the same id again → 200 duplicate, stored once; a bad signature → 400,
@@ -957,6 +1387,18 @@ async fn postgres_unreachable_answers_503() {
     );
     assert_eq!(r.reason.as_deref(), Some("store"));
     assert!(!r.body().contains("hunter2"));
+    // Reconciliation reports a payment it could not enter as needing attention (the others go
+    // on), never fails the run for it.
+    let found: MerchantPayment =
+        serde_json::from_value(data("Z", "paid", 3, Some("EZ"))).expect("a payment");
+    let mut report = report_for(&found);
+    inbox.settle(&mut report).await;
+    match &report.finding {
+        crate::ReconcileFinding::NeedsAttention { reason, .. } => {
+            assert_eq!(reason, "inbox_store")
+        }
+        other => panic!("{other:?}"),
+    }
     let err = inbox.status().await.expect_err("nothing listens");
     assert!(matches!(err, InboxError::Store(_)), "{err:?}");
     assert!(!err.to_string().contains("hunter2"), "{err}");

@@ -15,7 +15,11 @@
 //! The flow:
 //! 1. [`Inbox::receive`] verifies, then stores the notification keyed by its `id` in one
 //!    statement, and only then answers 2xx: the least a correct receiver does before it
-//!    acknowledges. A duplicate `id` is acknowledged and stored once.
+//!    acknowledges. A duplicate `id` is acknowledged and stored once. Before that, a body
+//!    above [`MAX_BODY_BYTES`] is answered 413 (one limit for every binding) and a verified
+//!    notification that breaks what booking relies on ([`ContractViolation`]: `paid` without
+//!    `event_id`, an `event_id` another payment carries, a version beyond 2^63 - 1) is answered
+//!    422 and counted, so no paid payment sits in the inbox unbookable.
 //! 2. Workers [`Inbox::claim`] events under a lease, and the claim decides the order: each
 //!    payment has a watermark, the highest `status_version` handed to the app; an event at or
 //!    below it (or equal under another id), or below another waiting event of the payment, is
@@ -58,6 +62,78 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 /// The default lease of a claimed event: a worker killed while handling it blocks the event's
 /// payment at most this long.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+/// The largest notification body the inbox accepts, in bytes (1 MiB), the one limit of every
+/// binding (Rust, C, Python, PHP, Kotlin): a larger delivery is refused before verification
+/// with [`STATUS_BODY_TOO_LARGE`] and reason [`REASON_BODY_TOO_LARGE`], counted in
+/// [`InboxStatus::rejected`] and never stored or handed to the app. The contract states no
+/// notification size; its notification object is a few small fields (`external_reference` at
+/// most 191 bytes, ids, an amount), well under 4 KiB, so this is far above any genuine one and
+/// equal to the C ABI's input limit.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+/// The deepest nesting of JSON arrays and objects a notification body may have (the contract's
+/// notification object has two levels: the envelope and `data`). A verified body nested deeper
+/// is refused as `invalid_body` (400, counted), never stored or handed to the app, whose own
+/// JSON decoder might fail on it or exhaust its stack (serde_json skips unknown fields without
+/// a depth limit, so the verifier alone would accept it).
+pub const MAX_BODY_DEPTH: usize = 32;
+/// The HTTP status answered for a body above [`MAX_BODY_BYTES`] (413 Content Too Large).
+pub const STATUS_BODY_TOO_LARGE: u16 = 413;
+/// The reason code of a body above [`MAX_BODY_BYTES`] (in [`Receipt::reason`] and as the key
+/// counted in [`InboxStatus::rejected`]).
+pub const REASON_BODY_TOO_LARGE: &str = "body_too_large";
+/// The HTTP status answered for a verified notification that breaks the contract
+/// ([`ContractViolation`]): 422, a 4xx, so the service's delivery record shows the failure
+/// ("4xx ... count as failures") and retries it; it is never acknowledged and never stored.
+pub const STATUS_CONTRACT_VIOLATION: u16 = 422;
+/// The reason code of a [`ContractViolation`] in [`Receipt::reason`].
+pub const REASON_CONTRACT_VIOLATION: &str = "contract_violation";
+
+/// A rule of the contract that a verified notification (or a payment found by reconciliation)
+/// breaks, so that the inbox cannot book it correctly: it is refused (answered
+/// [`STATUS_CONTRACT_VIOLATION`] with reason [`REASON_CONTRACT_VIOLATION`]), counted per rule in
+/// [`InboxStatus::contract_violations`], logged at error level, and [`Inbox::reconcile`]
+/// reports the payment as [`crate::ReconcileFinding::NeedsAttention`] with the rule's code,
+/// never as an endless `paid_not_booked`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContractViolation {
+    /// A `paid` payment without `event_id`: the contract's `event_id` is "omitted until payment
+    /// is confirmed" and set on the move to `paid` ("event_id and occurred_at set"), and
+    /// payments are booked "idempotently by `data.event_id`".
+    MissingEventId,
+    /// An `event_id` that another payment already carries: it is a "stable unique payment
+    /// event number", one per payment.
+    EventIdReused,
+    /// A `status_version` above 2^63 - 1, which the inbox's stores (signed 64-bit integers)
+    /// cannot hold exactly, so "a lower version must not overwrite a higher one" could not be
+    /// kept (never clamped).
+    StatusVersionOutOfRange,
+}
+
+impl ContractViolation {
+    /// Stable snake_case code of the rule (`missing_event_id`, `event_id_reused`,
+    /// `status_version_out_of_range`).
+    pub fn code(self) -> &'static str {
+        match self {
+            ContractViolation::MissingEventId => "missing_event_id",
+            ContractViolation::EventIdReused => "event_id_reused",
+            ContractViolation::StatusVersionOutOfRange => "status_version_out_of_range",
+        }
+    }
+
+    /// The rule a payment state breaks before any store is asked: `paid` without `event_id`,
+    /// or a `status_version` the stores cannot hold exactly.
+    fn of(status: &str, status_version: u64, event_id: Option<&str>) -> Option<ContractViolation> {
+        if i64::try_from(status_version).is_err() {
+            Some(ContractViolation::StatusVersionOutOfRange)
+        } else if status == "paid" && event_id.is_none() {
+            Some(ContractViolation::MissingEventId)
+        } else {
+            None
+        }
+    }
+}
 
 /// Where an event came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -148,15 +224,17 @@ impl fmt::Debug for InboxEvent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Receipt {
     /// The HTTP status to answer: 200 when stored (or already stored), 400 for a delivery
-    /// that failed verification, 503 when the store could not commit (the service delivers
-    /// again).
+    /// that failed verification, 413 for a body above [`MAX_BODY_BYTES`], 422 for a verified
+    /// notification that breaks the contract ([`ContractViolation`]), 503 when the store could
+    /// not commit (the service delivers again).
     pub status: u16,
     /// What happened.
     pub outcome: ReceiptOutcome,
     /// The notification `id`, once verified.
     #[serde(default)]
     pub id: Option<String>,
-    /// The reason of a refusal (a [`WebhookError::code`]) or of a store failure.
+    /// The reason of a refusal (a [`WebhookError::code`], [`REASON_BODY_TOO_LARGE`] or
+    /// [`REASON_CONTRACT_VIOLATION`]) or of a store failure.
     #[serde(default)]
     pub reason: Option<String>,
 }
@@ -178,8 +256,12 @@ pub enum ReceiptOutcome {
     Stored,
     /// This notification `id` was stored before: acknowledged, stored once.
     Duplicate,
-    /// Verification failed (signature, timestamp, headers, body): counted, not stored.
+    /// Verification failed (signature, timestamp, headers, body), or the body is above
+    /// [`MAX_BODY_BYTES`]: counted, not stored.
     Rejected,
+    /// Verified, but it breaks the contract ([`ContractViolation`]): answered 422, counted,
+    /// logged, not stored (for [`Inbox::enter_reconciled`]: not entered).
+    ContractViolation,
     /// The store could not commit: not acknowledged.
     StoreFailed,
 }
@@ -197,8 +279,13 @@ pub struct InboxStatus {
     pub stale: u64,
     /// `paid` events whose `event_id` was already booked (completed without being handed out).
     pub duplicate: u64,
-    /// Deliveries refused by verification, per reason code.
+    /// Deliveries refused by verification or for their size ([`REASON_BODY_TOO_LARGE`]), per
+    /// reason code.
     pub rejected: std::collections::BTreeMap<String, u64>,
+    /// Verified deliveries refused because they break the contract, per
+    /// [`ContractViolation::code`] (answered 422, never stored).
+    #[serde(default)]
+    pub contract_violations: std::collections::BTreeMap<String, u64>,
     /// Age in milliseconds of the oldest pending (or lease-expired) event.
     #[serde(default)]
     pub oldest_pending_ms: Option<u64>,
@@ -331,12 +418,16 @@ impl Incoming {
 pub(crate) enum Inserted {
     Stored,
     Duplicate,
+    /// Nothing stored: the `event_id` belongs to another payment.
+    EventIdTaken,
 }
 
 /// One inbox database. Every method is one short transaction.
 pub(crate) trait InboxStore: Send + Sync {
     fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted>;
     fn reject<'a>(&'a self, reason: &'a str) -> InboxFuture<'a, ()>;
+    /// Counts a delivery refused for breaking the contract, per rule.
+    fn violation<'a>(&'a self, rule: &'a str) -> InboxFuture<'a, ()>;
     fn claim<'a>(
         &'a self,
         n: u32,
@@ -365,6 +456,9 @@ pub struct Inbox {
     last_purge: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
+/// The configuration error of an inbox URL with a `namespace` (see [`Inbox::open`]).
+const NAMESPACE_REFUSED: &str = "inbox URL: `namespace` is not supported (the inbox's tables are not namespaced): give each shop its own SQLite file or PostgreSQL database";
+
 /// How often a claiming inbox deletes finished rows past their retention.
 pub const PURGE_INTERVAL: Duration = Duration::from_secs(60 * 60);
 
@@ -381,12 +475,28 @@ impl Inbox {
     /// verifying deliveries with `verifier` (its secrets, tolerance and clock). Tables are
     /// created on first use; nothing connects here. The SQLite file is created mode 0600
     /// (notification bodies are the shop's data).
+    ///
+    /// One inbox is one shop: its tables are not namespaced, so a `namespace` query parameter
+    /// (which the shared-state URL takes) is refused with [`InboxError::Config`] on every
+    /// backend — give each shop its own SQLite file or PostgreSQL database. A SQLite URL takes
+    /// no query parameter at all (refused the same way, never ignored).
     pub fn open(url: &str, verifier: WebhookVerifier) -> InboxResult<Inbox> {
         let bad = |why: String| InboxError::Config(why);
         let parsed = url::Url::parse(url.trim()).map_err(|e| bad(format!("inbox URL: {e}")))?;
+        // One rule for every backend: the inbox's tables are not namespaced (unlike the
+        // shared state's keys), so a `namespace` would not keep two shops apart. Refused.
+        if parsed.query_pairs().any(|(key, _)| key == "namespace") {
+            return Err(bad(NAMESPACE_REFUSED.into()));
+        }
         match parsed.scheme() {
             #[cfg(feature = "store-sqlite")]
             "sqlite" => {
+                if parsed.query().is_some_and(|q| !q.is_empty()) {
+                    return Err(bad(
+                        "a sqlite inbox URL takes no query parameters: sqlite:///absolute/path.db"
+                            .into(),
+                    ));
+                }
                 if parsed.host_str().is_some_and(|h| !h.is_empty()) {
                     return Err(bad(
                         "a sqlite inbox URL names a local file: sqlite:///absolute/path.db".into(),
@@ -443,7 +553,10 @@ impl Inbox {
 
     /// Receives one delivery: verifies it (the three `X-Service-*` header values, `None` when
     /// absent, and the raw body exactly as received), stores it, and says what to answer. Never
-    /// acknowledges (2xx) what was not committed.
+    /// acknowledges (2xx) what was not committed. A body above [`MAX_BODY_BYTES`] is refused
+    /// first (413 `body_too_large`, counted, nothing verified or stored); a verified
+    /// notification that breaks the contract is refused with 422 `contract_violation`
+    /// ([`ContractViolation`]).
     pub async fn receive(
         &self,
         event_id: Option<&str>,
@@ -451,6 +564,9 @@ impl Inbox {
         signature: Option<&str>,
         body: &[u8],
     ) -> Receipt {
+        if body.len() > MAX_BODY_BYTES {
+            return self.too_large(body.len()).await;
+        }
         let verified = self
             .verifier
             .verify_raw(event_id, timestamp, signature, body);
@@ -468,6 +584,9 @@ impl Inbox {
         signature: Option<&str>,
         body: &[u8],
     ) -> Receipt {
+        if body.len() > MAX_BODY_BYTES {
+            return self.too_large(body.len()).await;
+        }
         let verified = self
             .verifier
             .verify_raw_at(now, event_id, timestamp, signature, body);
@@ -479,7 +598,14 @@ impl Inbox {
         verified: Result<crate::webhook::VerifiedNotification<'_>, WebhookError>,
         body: &[u8],
     ) -> Receipt {
-        let verified = verified.and_then(|v| Ok((v.id().to_owned(), v.data()?)));
+        let verified = verified.and_then(|v| {
+            if !nested_within(body, MAX_BODY_DEPTH) {
+                return Err(WebhookError::InvalidBody(format!(
+                    "nested deeper than {MAX_BODY_DEPTH} levels"
+                )));
+            }
+            Ok((v.id().to_owned(), v.data()?))
+        });
         let (id, data) = match verified {
             Ok(v) => v,
             Err(e) => return self.rejected(&e).await,
@@ -492,6 +618,13 @@ impl Inbox {
                     .await;
             }
         };
+        if let Some(rule) = ContractViolation::of(
+            data.status.as_str(),
+            data.status_version,
+            data.event_id.as_deref(),
+        ) {
+            return self.violated(rule, &id, &data.order_no).await;
+        }
         let incoming = Incoming::from_data(&id, EventSource::Notification, &data, text);
         self.store_incoming(incoming).await
     }
@@ -513,27 +646,72 @@ impl Inbox {
     }
 
     async fn rejected(&self, e: &WebhookError) -> Receipt {
-        // Counting is best effort: a refusal is answered 400 whether or not the count commits.
-        if let Err(store) = self.store.reject(e.code()).await {
+        tracing::debug!(reason = e.code(), "inbox: delivery refused");
+        self.refused(400, e.code()).await
+    }
+
+    /// A body above [`MAX_BODY_BYTES`]: 413 `body_too_large`, counted, nothing read.
+    async fn too_large(&self, len: usize) -> Receipt {
+        tracing::warn!(
+            bytes = len,
+            limit = MAX_BODY_BYTES,
+            "inbox: delivery refused, body above the limit"
+        );
+        self.refused(STATUS_BODY_TOO_LARGE, REASON_BODY_TOO_LARGE)
+            .await
+    }
+
+    /// Counts a refusal per reason and answers `status`.
+    async fn refused(&self, status: u16, reason: &str) -> Receipt {
+        // Counting is best effort: a refusal is answered whether or not the count commits.
+        if let Err(store) = self.store.reject(reason).await {
             tracing::warn!(error = %store, "inbox: could not count a rejected delivery");
         }
-        tracing::debug!(reason = e.code(), "inbox: delivery refused");
         Receipt {
-            status: 400,
+            status,
             outcome: ReceiptOutcome::Rejected,
             id: None,
-            reason: Some(e.code().to_owned()),
+            reason: Some(reason.to_owned()),
+        }
+    }
+
+    /// A verified notification that breaks the contract: logged at error level (the rule, the
+    /// notification and payment numbers; never the body or a secret), counted per rule, and
+    /// answered 422 `contract_violation`, so the service records a failed delivery.
+    async fn violated(&self, rule: ContractViolation, id: &str, order_no: &str) -> Receipt {
+        tracing::error!(
+            rule = rule.code(),
+            id = %id,
+            order_no = %order_no,
+            "inbox: a verified notification breaks the contract; refused with 422 contract_violation, not stored"
+        );
+        if let Err(store) = self.store.violation(rule.code()).await {
+            tracing::warn!(error = %store, "inbox: could not count a contract violation");
+        }
+        Receipt {
+            status: STATUS_CONTRACT_VIOLATION,
+            outcome: ReceiptOutcome::ContractViolation,
+            id: Some(id.to_owned()),
+            reason: Some(REASON_CONTRACT_VIOLATION.to_owned()),
         }
     }
 
     async fn store_incoming(&self, incoming: Incoming) -> Receipt {
         let id = Some(incoming.id.clone());
         match self.store.insert(&incoming).await {
+            Ok(Inserted::EventIdTaken) => {
+                self.violated(
+                    ContractViolation::EventIdReused,
+                    &incoming.id,
+                    &incoming.order_no,
+                )
+                .await
+            }
             Ok(inserted) => Receipt {
                 status: 200,
                 outcome: match inserted {
-                    Inserted::Stored => ReceiptOutcome::Stored,
                     Inserted::Duplicate => ReceiptOutcome::Duplicate,
+                    _ => ReceiptOutcome::Stored,
                 },
                 id,
                 reason: None,
@@ -593,7 +771,10 @@ impl Inbox {
     /// The statements that complete an event inside the app's own transaction on the same
     /// database, with the app's own driver: bind `:id` and `:claim` (SQLite) or `$1` and `$2`
     /// (PostgreSQL), run them in order, and roll back unless the first changed exactly one row
-    /// (the lease was lost). See the README's "Book inside your own transaction".
+    /// (the lease was lost). See the README's "Book inside your own transaction". (On
+    /// PostgreSQL an event id holding U+0000 — only a reconciliation of a payment number
+    /// holding it — cannot be bound as `text` by any driver: complete such an event with
+    /// [`Inbox::complete`].)
     pub fn completion_sql(&self) -> &'static str {
         self.store.completion_sql()
     }
@@ -602,8 +783,36 @@ impl Inbox {
     /// newer state) into the same flow, marked [`EventSource::Reconciliation`]: the one handler
     /// books it once. A version the payment has moved past is kept as stale when a worker
     /// claims, as for a notification.
+    ///
+    /// A payment that breaks the contract ([`ContractViolation`]: `paid` without `event_id`, an
+    /// `event_id` another payment carries, a `status_version` above 2^63 - 1) is not entered:
+    /// the answer is [`ReceiptOutcome::ContractViolation`] (logged at error level).
     pub async fn enter_reconciled(&self, payment: &MerchantPayment) -> InboxResult<ReceiptOutcome> {
+        Ok(match self.enter(payment).await? {
+            Ok(outcome) => outcome,
+            Err(_) => ReceiptOutcome::ContractViolation,
+        })
+    }
+
+    /// [`Inbox::enter_reconciled`], naming the rule a payment breaks.
+    async fn enter(
+        &self,
+        payment: &MerchantPayment,
+    ) -> InboxResult<Result<ReceiptOutcome, ContractViolation>> {
         let version = payment.status_version.unwrap_or(0);
+        let broken = ContractViolation::of(
+            payment.status.as_str(),
+            version,
+            payment.event_id.as_deref(),
+        );
+        if let Some(rule) = broken {
+            tracing::error!(
+                rule = rule.code(),
+                order_no = %payment.order_no,
+                "inbox: a payment found by reconciliation breaks the contract; not entered"
+            );
+            return Ok(Err(rule));
+        }
         let body = serde_json::to_string(payment).map_err(|e| InboxError::Store(e.to_string()))?;
         let incoming = Incoming {
             id: format!("reconciled:{}:{version}", payment.order_no),
@@ -619,8 +828,16 @@ impl Inbox {
             body,
         };
         Ok(match self.store.insert(&incoming).await? {
-            Inserted::Stored => ReceiptOutcome::Stored,
-            Inserted::Duplicate => ReceiptOutcome::Duplicate,
+            Inserted::Stored => Ok(ReceiptOutcome::Stored),
+            Inserted::Duplicate => Ok(ReceiptOutcome::Duplicate),
+            Inserted::EventIdTaken => {
+                tracing::error!(
+                    rule = ContractViolation::EventIdReused.code(),
+                    order_no = %payment.order_no,
+                    "inbox: a payment found by reconciliation breaks the contract; not entered"
+                );
+                Err(ContractViolation::EventIdReused)
+            }
         })
     }
 
@@ -631,6 +848,12 @@ impl Inbox {
     /// inbox knows takes the inbox's booking), and enters every payment found paid at the
     /// service but not booked here, or in a newer state than the inbox has, into the same flow
     /// ([`Inbox::enter_reconciled`]): the one handler books it once. Returns every report.
+    ///
+    /// Per payment: one that breaks the contract ([`ContractViolation`]) is reported as
+    /// [`crate::ReconcileFinding::NeedsAttention`] with the rule's code instead of entering (an
+    /// operator decides; never an endless `paid_not_booked`), and one whose entering fails is
+    /// reported as `NeedsAttention` with reason `inbox_store` (tried again next run); neither
+    /// stops the others from entering.
     pub async fn reconcile(
         &self,
         reconciler: &crate::Reconciler,
@@ -656,16 +879,48 @@ impl Inbox {
         let stream = reconciler
             .reconcile(merged, None)
             .map_err(|e| InboxError::Config(e.to_string()))?;
-        let reports: Vec<crate::ReconcileReport> = stream.collect().await;
-        for report in &reports {
-            let payment = match &report.finding {
-                crate::ReconcileFinding::PaidNotBooked { payment, .. }
-                | crate::ReconcileFinding::BookedNotPaid { payment, .. } => payment,
-                _ => continue,
-            };
-            self.enter_reconciled(payment).await?;
+        let mut reports: Vec<crate::ReconcileReport> = stream.collect().await;
+        for report in &mut reports {
+            self.settle(report).await;
         }
         Ok(reports)
+    }
+
+    /// Enters one report's payment into the flow when it needs it (paid and not booked here,
+    /// or in a newer state than the inbox has), per payment: a payment that breaks the contract
+    /// (`paid` without `event_id` — which the reconciler reports as an `event_id` mismatch —,
+    /// an `event_id` another payment carries, a version above 2^63 - 1) or whose entering failed
+    /// becomes [`crate::ReconcileFinding::NeedsAttention`] with the rule's code (or
+    /// `inbox_store`), and the other payments still enter.
+    async fn settle(&self, report: &mut crate::ReconcileReport) {
+        use crate::ReconcileFinding as F;
+        let payment = match &report.finding {
+            F::PaidNotBooked { payment, .. } | F::BookedNotPaid { payment, .. } => payment,
+            F::Mismatch {
+                field: crate::reconcile::MismatchField::EventId,
+                payment,
+                ..
+            } if payment.status == MerchantPaymentStatus::Paid && payment.event_id.is_none() => {
+                payment
+            }
+            _ => return,
+        };
+        let reason = match self.enter(payment).await {
+            Ok(Ok(_)) => return,
+            Ok(Err(rule)) => rule.code().to_owned(),
+            Err(e) => {
+                tracing::warn!(
+                    error = %e,
+                    order_no = %payment.order_no,
+                    "inbox: could not enter a reconciled payment; the others go on"
+                );
+                format!("inbox_{}", e.code())
+            }
+        };
+        report.finding = F::NeedsAttention {
+            reason,
+            payment: payment.clone(),
+        };
     }
 
     /// Every payment the inbox knows, with its watermark and booking: the shop's local records
@@ -680,8 +935,9 @@ impl Inbox {
     }
 
     /// Deletes finished rows (completed, stale, duplicate) older than `retention`
-    /// ([`DEFAULT_RETENTION`] is 30 days). Watermarks and bookings are kept: they are what
-    /// makes a very late duplicate stale and a booking once. Returns the rows deleted.
+    /// ([`DEFAULT_RETENTION`] is 30 days). Watermarks, bookings and which payment owns each
+    /// `event_id` are kept: they are what makes a very late duplicate stale, a booking once and
+    /// a reused `event_id` a contract violation. Returns the rows deleted.
     pub async fn purge(&self, retention: Duration) -> InboxResult<u64> {
         self.store
             .purge(retention.as_millis().min(u64::MAX as u128) as u64)
@@ -693,6 +949,36 @@ impl Inbox {
     pub async fn replay(&self, which: &Replay) -> InboxResult<u64> {
         self.store.replay(which).await
     }
+}
+
+/// Whether the JSON text `body` nests arrays and objects at most `max` deep (brackets inside
+/// strings do not count). One pass, no recursion.
+fn nested_within(body: &[u8], max: usize) -> bool {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in body {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return false;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    true
 }
 
 /// Maps a stored status string back to the typed status.

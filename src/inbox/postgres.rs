@@ -30,6 +30,10 @@
 //! together do not collide). A connection opens on the first operation that uses it (never in
 //! [`PostgresInbox::new`]: a forked worker opens its own) and is opened again after it breaks.
 //! Errors carry the server's message, never the URL or password.
+//!
+//! Text values are stored with [`enc`]: PostgreSQL's `text` cannot hold U+0000, which the
+//! contract's strings may carry, so such a value is stored in a one-to-one encoding and handed
+//! back exactly as received (as on SQLite).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -97,6 +101,15 @@ CREATE TABLE IF NOT EXISTS storefront_inbox_bookings (
     booked_at BIGINT NOT NULL);
 CREATE TABLE IF NOT EXISTS storefront_inbox_rejections (
     reason TEXT PRIMARY KEY,
+    count BIGINT NOT NULL);
+-- The payment that owns each event_id ("stable unique payment event number"): the first one
+-- stored with it; an event of another payment carrying it is not stored.
+CREATE TABLE IF NOT EXISTS storefront_inbox_event_ids (
+    event_id TEXT PRIMARY KEY,
+    order_no TEXT NOT NULL);
+-- Verified deliveries refused for breaking the contract, per rule.
+CREATE TABLE IF NOT EXISTS storefront_inbox_violations (
+    rule TEXT PRIMARY KEY,
     count BIGINT NOT NULL);
 -- Receiving is one INSERT now (INSERT above); versions are ordered by the claim.
 DROP FUNCTION IF EXISTS storefront_inbox_insert(TEXT, TEXT, TEXT, TEXT, TEXT, BIGINT, TEXT,
@@ -276,20 +289,72 @@ const CONNECTIONS: usize = 4;
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The hot operations' statements, prepared once per connection.
-/// Receiving: one INSERT, no lock ("deduplicate by notification `id`": `ON CONFLICT (id) DO
-/// NOTHING`, so no row inserted is a duplicate); the claim orders versions.
-const INSERT: &str = "INSERT INTO storefront_inbox_events (id, source, order_no,
-    external_reference, status, status_version, event_id, amount_minor, currency, test_mode, body,
-    state, received_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending',
-        floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)
-    ON CONFLICT (id) DO NOTHING";
+/// Receiving: one statement, no lock ("deduplicate by notification `id`": `ON CONFLICT (id) DO
+/// NOTHING`, so no row inserted is a duplicate); the claim orders versions. An event carrying an
+/// `event_id` first claims it for its payment (`ON CONFLICT … DO UPDATE` returns the owner that
+/// committed first, even under concurrent receivers) and is stored only when its payment owns
+/// it. Answers (rows stored, the event_id's owner).
+const INSERT: &str = "WITH owner AS (
+        INSERT INTO storefront_inbox_event_ids AS o (event_id, order_no)
+        SELECT $7::text, $3::text WHERE $7::text IS NOT NULL
+        ON CONFLICT (event_id) DO UPDATE SET event_id = o.event_id
+        RETURNING o.order_no),
+    stored AS (
+        INSERT INTO storefront_inbox_events (id, source, order_no, external_reference, status,
+            status_version, event_id, amount_minor, currency, test_mode, body, state, received_at)
+        SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending',
+            floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        WHERE NOT EXISTS (SELECT 1 FROM owner WHERE owner.order_no <> $3::text)
+        ON CONFLICT (id) DO NOTHING
+        RETURNING 1)
+    SELECT (SELECT count(*) FROM stored), (SELECT order_no FROM owner)";
 const CLAIM: &str = "SELECT * FROM storefront_inbox_claim($1, $2, $3)";
 const COMPLETE: &str = "SELECT storefront_inbox_complete($1, $2)";
 const RELEASE: &str = "SELECT storefront_inbox_release($1, $2)";
 /// Counts a refused delivery per reason (never stored: only verified notifications are).
 const REJECT: &str = "INSERT INTO storefront_inbox_rejections (reason, count) VALUES ($1, 1)
     ON CONFLICT (reason) DO UPDATE SET count = storefront_inbox_rejections.count + 1";
+/// Counts a verified delivery refused for breaking the contract, per rule.
+const VIOLATION: &str = "INSERT INTO storefront_inbox_violations (rule, count) VALUES ($1, 1)
+    ON CONFLICT (rule) DO UPDATE SET count = storefront_inbox_violations.count + 1";
+
+/// The first character of a text value stored encoded (see [`enc`]).
+const ENCODED: char = '\u{1}';
+
+/// A text value as stored. PostgreSQL's `text` cannot hold U+0000, which the contract's strings
+/// (`external_reference`, `order_no`, `event_id`, an unknown status, …) may carry, and the
+/// inbox must hand back exactly what it received, on this backend as on SQLite. A value without
+/// NUL that does not start with U+0001 is stored as it is (so [`COMPLETION_SQL`], bound by the
+/// app's own driver, matches it); any other is stored as U+0001 followed by the lowercase hex of
+/// its UTF-8 bytes. The encoding is one-to-one, so equality in SQL (dedupe, watermarks,
+/// bookings, event ownership) is the values' equality, and [`dec`] restores the value exactly.
+fn enc(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') || text.starts_with(ENCODED) {
+        std::borrow::Cow::Owned(format!("{ENCODED}{}", hex::encode(text.as_bytes())))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// A stored text value back as received (see [`enc`]).
+fn dec(stored: String) -> OpResult<String> {
+    match stored.strip_prefix(ENCODED) {
+        None => Ok(stored),
+        Some(hex_text) => hex::decode(hex_text)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .ok_or_else(|| {
+                Fail::Inbox(InboxError::Store(
+                    "postgres: a stored text value is not in the inbox's encoding".to_owned(),
+                ))
+            }),
+    }
+}
+
+/// [`dec`] of an optional value.
+fn dec_opt(stored: Option<String>) -> OpResult<Option<String>> {
+    stored.map(dec).transpose()
+}
 
 /// The database's clock in milliseconds since the epoch, read once per statement (a CTE with a
 /// volatile function is evaluated once).
@@ -304,6 +369,7 @@ struct Conn {
     complete: Statement,
     release: Statement,
     reject: Statement,
+    violation: Statement,
 }
 
 /// The inbox in one PostgreSQL database (many hosts).
@@ -409,13 +475,14 @@ impl PostgresInbox {
             let _ = connection.await;
         });
         client.batch_execute(SCHEMA).await?;
-        // Prepared together: one round trip's wait for all five.
-        let (insert, claim, complete, release, reject) = tokio::try_join!(
+        // Prepared together: one round trip's wait for all six.
+        let (insert, claim, complete, release, reject, violation) = tokio::try_join!(
             client.prepare(INSERT),
             client.prepare(CLAIM),
             client.prepare(COMPLETE),
             client.prepare(RELEASE),
             client.prepare(REJECT),
+            client.prepare(VIOLATION),
         )?;
         Ok(Conn {
             client,
@@ -424,6 +491,7 @@ impl PostgresInbox {
             complete,
             release,
             reject,
+            violation,
         })
     }
 
@@ -458,32 +526,45 @@ fn int(value: u64) -> i64 {
 }
 
 /// "Store the notification reliably before returning", "deduplicate by notification `id`": one
-/// INSERT (no row inserted: the id was stored before).
+/// statement (no row inserted: the id was stored before, or the `event_id` is another
+/// payment's). Text values are stored with [`enc`].
 async fn insert_op(c: &Conn, e: &Incoming) -> OpResult<Inserted> {
-    let inserted = c
+    let order_no = enc(&e.order_no);
+    let event_id = e.event_id.as_deref().map(enc);
+    let row = c
         .client
-        .execute(
+        .query_one(
             &c.insert,
             &[
-                &e.id,
+                &enc(&e.id),
                 &e.source.as_str(),
-                &e.order_no,
-                &e.external_reference,
-                &e.status,
+                &order_no,
+                &enc(&e.external_reference),
+                &enc(&e.status),
                 &int(e.status_version),
-                &e.event_id,
+                &event_id,
                 &int(e.amount_minor),
-                &e.currency,
+                &enc(&e.currency),
                 &e.test_mode,
-                &e.body,
+                &enc(&e.body),
             ],
         )
         .await?;
-    Ok(if inserted == 0 {
-        Inserted::Duplicate
-    } else {
+    let stored: i64 = row.try_get(0)?;
+    let owner: Option<&str> = row.try_get(1)?;
+    Ok(if stored > 0 {
         Inserted::Stored
+    } else if owner.is_some_and(|owner| owner != order_no.as_ref()) {
+        Inserted::EventIdTaken
+    } else {
+        Inserted::Duplicate
     })
+}
+
+/// Counts a delivery refused for breaking the contract.
+async fn violation_op(c: &Conn, rule: &str) -> OpResult<()> {
+    c.client.execute(&c.violation, &[&rule]).await?;
+    Ok(())
 }
 
 /// An answer of a function this version does not know (an incompatible one replaced it).
@@ -512,25 +593,25 @@ async fn claim_op(c: &Conn, n: u32, lease_ms: u64, claim: &str) -> OpResult<Vec<
     Ok(events)
 }
 
-/// A claimed row as handed to the app.
-fn event_of(row: &Row) -> Result<InboxEvent, tokio_postgres::Error> {
+/// A claimed row as handed to the app (text values decoded: [`dec`]).
+fn event_of(row: &Row) -> OpResult<InboxEvent> {
     Ok(InboxEvent {
-        id: row.try_get(0)?,
+        id: dec(row.try_get(0)?)?,
         claim: row.try_get(1)?,
-        order_no: row.try_get(2)?,
-        external_reference: row.try_get(3)?,
-        status: status_of(row.try_get::<_, &str>(4)?),
+        order_no: dec(row.try_get(2)?)?,
+        external_reference: dec(row.try_get(3)?)?,
+        status: status_of(&dec(row.try_get(4)?)?),
         status_version: row.try_get::<_, i64>(5)?.max(0) as u64,
-        event_id: row.try_get(6)?,
+        event_id: dec_opt(row.try_get(6)?)?,
         amount_minor: amount_of(row.try_get(7)?),
-        currency: row.try_get(8)?,
+        currency: dec(row.try_get(8)?)?,
         test_mode: row.try_get(9)?,
         book: row.try_get(10)?,
         source: EventSource::parse(row.try_get::<_, &str>(11)?),
         replayed: row.try_get(12)?,
         attempts: u32::try_from(row.try_get::<_, i64>(13)?.saturating_sub(1).max(0))
             .unwrap_or(u32::MAX),
-        body: row.try_get(14)?,
+        body: dec(row.try_get(14)?)?,
     })
 }
 
@@ -546,13 +627,13 @@ fn done(answer: &str, id: &str) -> OpResult<()> {
 
 /// Marks a claimed event handled and books it once: `storefront_inbox_complete`.
 async fn complete_op(c: &Conn, id: &str, claim: &str) -> OpResult<()> {
-    let row = c.client.query_one(&c.complete, &[&id, &claim]).await?;
+    let row = c.client.query_one(&c.complete, &[&enc(id), &claim]).await?;
     done(row.try_get(0)?, id)
 }
 
 /// Gives a claimed event back: `storefront_inbox_release`.
 async fn release_op(c: &Conn, id: &str, claim: &str) -> OpResult<()> {
-    let row = c.client.query_one(&c.release, &[&id, &claim]).await?;
+    let row = c.client.query_one(&c.release, &[&enc(id), &claim]).await?;
     done(row.try_get(0)?, id)
 }
 
@@ -568,6 +649,7 @@ async fn status_op(c: &Conn) -> OpResult<InboxStatus> {
                      THEN 'pending' ELSE state END, count(*)
                    FROM storefront_inbox_events GROUP BY 2
                  UNION ALL SELECT 'rejected', reason, count FROM storefront_inbox_rejections
+                 UNION ALL SELECT 'violation', rule, count FROM storefront_inbox_violations
                  UNION ALL SELECT 'now', NULL, ms FROM now
                  UNION ALL SELECT 'oldest', NULL, min(received_at) FROM storefront_inbox_events
                    WHERE state = 'pending'
@@ -595,6 +677,9 @@ async fn status_op(c: &Conn) -> OpResult<InboxStatus> {
             },
             ("rejected", Some(reason)) => {
                 status.rejected.insert(reason, count);
+            }
+            ("violation", Some(rule)) => {
+                status.contract_violations.insert(rule, count);
             }
             ("now", _) => now = value.unwrap_or(0),
             ("oldest", _) => oldest = value,
@@ -637,7 +722,7 @@ async fn replay_op(c: &Conn, which: &Replay) -> OpResult<u64> {
                        RETURNING 1)
                      SELECT (SELECT count(*) FROM replayed),
                        EXISTS (SELECT 1 FROM storefront_inbox_events WHERE id = $1)",
-                    &[id],
+                    &[&enc(id)],
                 )
                 .await?;
             let n = row.try_get::<_, i64>(0)?.max(0) as u64;
@@ -674,13 +759,13 @@ async fn watermarks_op(c: &Conn) -> OpResult<Vec<Watermark>> {
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         out.push(Watermark {
-            order_no: row.try_get(0)?,
-            external_reference: row.try_get(1)?,
+            order_no: dec(row.try_get(0)?)?,
+            external_reference: dec(row.try_get(1)?)?,
             status_version: row.try_get::<_, i64>(2)?.max(0) as u64,
-            status: status_of(row.try_get::<_, &str>(3)?),
+            status: status_of(&dec(row.try_get(3)?)?),
             amount_minor: amount_of(row.try_get(4)?),
-            currency: row.try_get(5)?,
-            booked_event_id: row.try_get(6)?,
+            currency: dec(row.try_get(5)?)?,
+            booked_event_id: dec_opt(row.try_get(6)?)?,
         });
     }
     Ok(out)
@@ -696,6 +781,11 @@ impl InboxStore for PostgresInbox {
     /// Counts a delivery refused by verification.
     fn reject<'a>(&'a self, reason: &'a str) -> InboxFuture<'a, ()> {
         Box::pin(async move { on_connection!(self, reject_op(reason)) })
+    }
+
+    /// Counts a delivery refused for breaking the contract.
+    fn violation<'a>(&'a self, rule: &'a str) -> InboxFuture<'a, ()> {
+        Box::pin(async move { on_connection!(self, violation_op(rule)) })
     }
 
     /// Claims under the database-wide claim lock: one worker per event, one event per payment,

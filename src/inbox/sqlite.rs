@@ -57,6 +57,12 @@ CREATE TABLE IF NOT EXISTS storefront_inbox_bookings (
 CREATE TABLE IF NOT EXISTS storefront_inbox_rejections (
     reason TEXT PRIMARY KEY,
     count INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS storefront_inbox_event_ids (
+    event_id TEXT PRIMARY KEY,
+    order_no TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS storefront_inbox_violations (
+    rule TEXT PRIMARY KEY,
+    count INTEGER NOT NULL);
 ";
 
 /// The statements that complete an event in the app's own transaction (see
@@ -123,9 +129,28 @@ impl InboxStore for SqliteInbox {
     /// "Store the notification reliably before returning": one statement, the least a
     /// correct receiver does (a duplicate `id` changes nothing). Ordering by version is the
     /// claim's work, so the acknowledgement waits for nothing else.
+    ///
+    /// An `event_id` is a "stable unique payment event number": the first payment stored with
+    /// it owns it (`storefront_inbox_event_ids`), and an event of another payment carrying it
+    /// is not stored ([`Inserted::EventIdTaken`]).
     fn insert<'a>(&'a self, event: &'a Incoming) -> InboxFuture<'a, Inserted> {
         let e = event.clone();
         self.run(move |tx, now| {
+            if let Some(event_id) = &e.event_id {
+                tx.prepare_cached(
+                    "INSERT INTO storefront_inbox_event_ids (event_id, order_no) VALUES (?1, ?2)
+                     ON CONFLICT (event_id) DO NOTHING",
+                )?
+                .execute(params![event_id, e.order_no])?;
+                let owner: String = tx
+                    .prepare_cached(
+                        "SELECT order_no FROM storefront_inbox_event_ids WHERE event_id = ?1",
+                    )?
+                    .query_row(params![event_id], |row| row.get(0))?;
+                if owner != e.order_no {
+                    return Ok(Inserted::EventIdTaken);
+                }
+            }
             let inserted = tx
                 .prepare_cached(
                     "INSERT INTO storefront_inbox_events (id, source, order_no, external_reference,
@@ -164,6 +189,18 @@ impl InboxStore for SqliteInbox {
                  ON CONFLICT (reason) DO UPDATE SET count = count + 1",
             )?
             .execute(params![reason])?;
+            Ok(())
+        })
+    }
+
+    fn violation<'a>(&'a self, rule: &'a str) -> InboxFuture<'a, ()> {
+        let rule = rule.to_owned();
+        self.run(move |tx, _| {
+            tx.prepare_cached(
+                "INSERT INTO storefront_inbox_violations (rule, count) VALUES (?1, 1)
+                 ON CONFLICT (rule) DO UPDATE SET count = count + 1",
+            )?
+            .execute(params![rule])?;
             Ok(())
         })
     }
@@ -369,6 +406,13 @@ impl InboxStore for SqliteInbox {
             })? {
                 let (reason, count) = row?;
                 status.rejected.insert(reason, count.max(0) as u64);
+            }
+            let mut stmt = tx.prepare("SELECT rule, count FROM storefront_inbox_violations")?;
+            for row in stmt.query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+            })? {
+                let (rule, count) = row?;
+                status.contract_violations.insert(rule, count.max(0) as u64);
             }
             let oldest: Option<i64> = tx.query_row(
                 "SELECT MIN(received_at) FROM storefront_inbox_events

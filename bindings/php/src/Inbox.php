@@ -88,8 +88,11 @@ final class Inbox
      * name => value (see Webhook::header()); $body the raw body exactly as received
      * (`file_get_contents('php://input')`). The status is 200 once the notification is stored
      * (or was stored before), 400 when verification fails (also for a duplicated or malformed
-     * header), 503 when the store could not commit (the service delivers again): never 2xx for
-     * what was not committed. The receipt is `{status, outcome: stored|duplicate|rejected|
+     * header), 413 for a body above the inbox's 1 MiB limit (reason body_too_large, counted in
+     * status()['rejected'], never stored), 422 for a verified notification that breaks the
+     * contract (reason contract_violation, counted in status()['contract_violations']), 503 when
+     * the store could not commit (the service delivers again): never 2xx for what was not
+     * committed. The receipt is `{status, outcome: stored|duplicate|rejected|contract_violation|
      * store_failed, id, reason, body}`.
      *
      * @param array<string, mixed> $server
@@ -138,7 +141,8 @@ final class Inbox
             Logging::afterCall();
         }
         if ($result !== $ffi->SF_RESULT_OK) {
-            // Nothing was stored (a body too large, a cancelled call): not acknowledged.
+            // Nothing was stored (a cancelled call, an unusable header): not acknowledged. A body
+            // too large is not a failure: the library answers it (413 body_too_large).
             $reason = 'other';
             if (!FFI::isNull($error)) {
                 try {
@@ -265,8 +269,9 @@ final class Inbox
     }
 
     /**
-     * Counts: pending, claimed, completed, stale, duplicate, rejected (reason => count),
-     * oldest_pending_ms (null when nothing waits), booked.
+     * Counts: pending, claimed, completed, stale, duplicate, rejected (reason => count, with
+     * body_too_large), contract_violations (rule => count: missing_event_id, event_id_reused,
+     * status_version_out_of_range), oldest_pending_ms (null when nothing waits), booked.
      *
      * @return array<string, mixed>
      */
@@ -320,7 +325,9 @@ final class Inbox
     /**
      * Enters a payment the reconciler found (as Client::merchantPayment() returns it) into the
      * same flow, marked `source: reconciliation`: the one handler books it once. Returns
-     * `stored` or `duplicate` (a version the payment has moved past is kept as stale when a worker claims).
+     * `stored` or `duplicate` (a version the payment has moved past is kept as stale when a worker claims),
+     * or `contract_violation` when the payment breaks the contract (paid without event_id, an
+     * event_id of another payment, a version above 2^63 - 1): not entered; it needs attention.
      *
      * @param array<string, mixed> $payment
      */

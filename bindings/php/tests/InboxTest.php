@@ -241,6 +241,49 @@ final class InboxTest extends TestCase
         Inbox::open('mysql://localhost/shop', [self::SECRET]);
     }
 
+    /** The inbox's tables are not namespaced: a `namespace` is refused on SQLite as on PostgreSQL. */
+    public function testNamespaceIsAConfigErrorOnEveryBackend(): void
+    {
+        foreach (["sqlite://$this->file?namespace=shop-a", 'postgres://shop@127.0.0.1:5432/shop?namespace=shop-a'] as $url) {
+            $this->expectExceptionThrown(ConfigException::class, fn () => Inbox::open($url, [self::SECRET]));
+        }
+    }
+
+    /**
+     * One body limit for every binding, the core inbox's (1 MiB): above it the library answers
+     * 413 body_too_large, counted, nothing stored (the same status and reason as Rust and
+     * Python); a body of exactly the limit is stored.
+     */
+    public function testBodyAboveTheCoreLimitIsAnswered413AndCounted(): void
+    {
+        $limit = 1 << 20;
+        $base = self::body('EVT-BIG-1', 'pending', 1, null);
+        $exact = $base . str_repeat(' ', $limit - strlen($base));
+        [$status, , $receipt] = $this->inbox->receive(self::server('EVT-BIG-1', $exact), $exact);
+        $this->assertSame([200, 'stored'], [$status, $receipt['outcome']]);
+        $over = str_replace('EVT-BIG-1', 'EVT-BIG-2', $exact) . ' ';
+        [$status, $answer, $receipt] = $this->inbox->receive(self::server('EVT-BIG-2', $over), $over);
+        $this->assertSame([413, 'rejected', 'body_too_large'], [$status, $receipt['outcome'], $receipt['reason']]);
+        $this->assertSame('body_too_large', json_decode($answer, true)['reason']);
+        [$status, $answer] = $this->inbox->receive([], str_repeat('[', 8 << 20));
+        $this->assertSame([413, 'body_too_large'], [$status, json_decode($answer, true)['reason']]);
+        $counts = $this->inbox->status();
+        $this->assertSame(['body_too_large' => 2], $counts['rejected']);
+        $this->assertSame(1, $counts['pending']);
+        $event = $this->inbox->claim()[0];
+        $this->assertSame(['EVT-BIG-1', $limit], [$event['id'], strlen($event['body'])]);
+    }
+
+    /** A verified notification that breaks the contract: 422 contract_violation, counted per rule. */
+    public function testContractViolationIsAnswered422AndCounted(): void
+    {
+        $paid = self::body('EVT-CV', 'paid', 2, null);
+        [$status, , $receipt] = $this->inbox->receive(self::server('EVT-CV', $paid), $paid);
+        $this->assertSame([422, 'contract_violation', 'contract_violation'], [$status, $receipt['outcome'], $receipt['reason']]);
+        $this->assertSame(['missing_event_id' => 1], $this->inbox->status()['contract_violations']);
+        $this->assertSame('contract_violation', $this->inbox->enterReconciled(json_decode($paid, true)['data']));
+    }
+
     /** @param class-string<\Throwable> $class */
     private function expectExceptionThrown(string $class, callable $call): void
     {

@@ -53,9 +53,12 @@ class Receipt:
     """What :meth:`Inbox.receive_receipt` did, with the HTTP answer to give the service."""
 
     #: The HTTP status to answer: 200 stored (or already stored), 400 refused by verification,
-    #: 503 the store could not commit (the service delivers again).
+    #: 413 a body above the inbox's 1 MiB limit (reason ``body_too_large``, counted, never
+    #: read), 422 a verified notification that breaks the contract (reason
+    #: ``contract_violation``), 503 the store could not commit (the service delivers again).
     status: int
-    #: ``"stored"``, ``"duplicate"``, ``"rejected"`` or ``"store_failed"``.
+    #: ``"stored"``, ``"duplicate"``, ``"rejected"``, ``"contract_violation"`` or
+    #: ``"store_failed"``.
     outcome: str
     #: The notification ``id``, once verified.
     id: Optional[str]
@@ -115,12 +118,16 @@ class InboxStatus:
     completed: int
     stale: int
     duplicate: int
-    #: Deliveries refused by verification, per reason.
+    #: Deliveries refused by verification or for their size (``body_too_large``), per reason.
     rejected: Dict[str, int]
     #: Age in milliseconds of the oldest pending (or lease-expired) event.
     oldest_pending_ms: Optional[int]
     #: Payment events booked so far.
     booked: int
+    #: Verified deliveries refused with 422 ``contract_violation``, per rule:
+    #: ``missing_event_id`` (``paid`` without ``event_id``), ``event_id_reused`` (an
+    #: ``event_id`` of another payment), ``status_version_out_of_range`` (above 2**63 - 1).
+    contract_violations: Dict[str, int] = _field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -190,6 +197,7 @@ def _status(item: Mapping[str, Any]) -> InboxStatus:
         rejected={str(k): int(v) for k, v in item["rejected"].items()},
         oldest_pending_ms=item.get("oldest_pending_ms"),
         booked=int(item["booked"]),
+        contract_violations={str(k): int(v) for k, v in item.get("contract_violations", {}).items()},
     )
 
 
@@ -215,12 +223,9 @@ def _payment_wire(payment: Mapping[str, Any]) -> bytes:
 
 
 def _refused(reason: str) -> Receipt:
-    """A delivery refused before it reached the library (headers unreadable, body too large)."""
+    """A delivery refused before it reached the library (headers unreadable)."""
     answer = json.dumps({"id": None, "outcome": "rejected", "reason": reason}, separators=(",", ":"))
     return Receipt(status=400, outcome="rejected", id=None, reason=reason, body=answer.encode())
-
-
-_max_body: Optional[int] = None
 
 #: Either an ``InboxEvent`` or anything with ``id`` and ``claim`` (a mapping or an object).
 EventLike = Union[InboxEvent, Mapping[str, Any]]
@@ -325,7 +330,6 @@ class Inbox:
         return self._work(unit)
 
     def _receive_work(self, headers: Headers, body: Any) -> Callable[[], Receipt]:
-        global _max_body
         try:
             event_id, timestamp, signature = _three_headers(headers)
         except WebhookError as refused:
@@ -333,11 +337,9 @@ class Inbox:
             return lambda: _refused(reason)
         if not isinstance(body, (bytes, bytearray, memoryview)):
             raise TypeError(f"pass the raw body as bytes, exactly as received, not {type(body).__name__}")
+        # Any size: the library's inbox answers a body above its limit (413 body_too_large,
+        # counted), the same answer in every language.
         raw = bytes(body)
-        if _max_body is None:
-            _max_body = int(_lib.lib().sf_max_input_bytes())
-        if len(raw) > _max_body:
-            return lambda: _refused("body_too_large")
         now = None if self._clock is None else check_int("now", int(self._clock()), I64)
 
         def receive(pointer: Any) -> Receipt:
@@ -375,9 +377,11 @@ class Inbox:
         """Receives one delivery: ``headers`` is any mapping of the request's headers (names
         in any case), a WSGI environ (``HTTP_X_SERVICE_*``) or a list of pairs; ``body`` the raw
         body bytes exactly as received. Verifies, stores in one transaction, and says what to
-        answer. Never acknowledges (2xx) what was not committed. A duplicated or unreadable
-        ``X-Service-*`` header, or a body over the library's input limit, is answered 400
-        without reaching the inbox."""
+        answer. Never acknowledges (2xx) what was not committed. A body above the inbox's 1 MiB
+        limit is answered 413 ``body_too_large`` (counted in :meth:`status`, never stored); a
+        verified notification that breaks the contract 422 ``contract_violation``. A
+        duplicated or unreadable ``X-Service-*`` header is answered 400 without reaching the
+        inbox."""
         return run_blocking(self._receive_work(headers, body))
 
     def receive(self, headers: Headers, body: Any) -> Tuple[int, bytes]:
@@ -476,7 +480,10 @@ class Inbox:
     def enter_reconciled(self, payment: Mapping[str, Any]) -> str:
         """Enters a payment the reconciler found (a queried payment, as
         :meth:`storefront.Client.merchant_payment` returns it) into the same flow: the one
-        handler books it once. Returns ``"stored"`` or ``"duplicate"`` (a version the payment has moved past is kept as stale when a worker claims)."""
+        handler books it once. Returns ``"stored"`` or ``"duplicate"`` (a version the payment has moved past is kept as stale when a worker claims),
+        or ``"contract_violation"`` when the payment breaks the contract (``paid`` without
+        ``event_id``, an ``event_id`` of another payment, a version above 2**63 - 1): not
+        entered; report it as needing attention."""
         wire = _payment_wire(payment)
         return run_blocking(
             self._work(lambda pointer: call_string("sf_inbox_enter_reconciled", pointer, wire))

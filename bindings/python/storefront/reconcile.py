@@ -16,7 +16,8 @@ Findings (``report.finding``), each a frozen dataclass with a ``name`` (the C AB
 :class:`InAgreement`, :class:`PaidNotBooked` (book ``event_id``), :class:`BookedNotPaid`,
 :class:`Mismatch` (``field``: ``external_reference``, ``amount``, ``currency``, ``test_mode``,
 ``status_version`` or ``event_id``), :class:`UnderReview`, :class:`UnknownStatus`,
-:class:`MissingAtService`, :class:`Ambiguous`, :class:`LookupFailed`.
+:class:`MissingAtService`, :class:`Ambiguous`, :class:`LookupFailed`, and from the inbox's
+reconciliation :class:`NeedsAttention` (a payment that breaks the contract).
 """
 
 from __future__ import annotations
@@ -204,6 +205,19 @@ class LookupFailed(ReconcileFinding):
 
 
 @dataclass(frozen=True)
+class NeedsAttention(ReconcileFinding):
+    """From the inbox's reconciliation (the core's ``Inbox::reconcile``) only: the payment
+    breaks the contract (``reason`` ``missing_event_id``: ``paid`` without ``event_id``;
+    ``event_id_reused``: an ``event_id`` of another payment; ``status_version_out_of_range``:
+    a version above 2**63 - 1) or entering it failed (``inbox_<code>``). Never booked
+    automatically; an operator decides."""
+
+    name: ClassVar[str] = "needs_attention"
+    reason: str
+    payment: Any
+
+
+@dataclass(frozen=True)
 class ReconcileReport:
     """The result for one record."""
 
@@ -357,6 +371,8 @@ def _finding(value: Mapping[str, Any]) -> ReconcileFinding:
         error = _error(value["error"])
         assert error is not None
         return LookupFailed(error=error)
+    if name == "needs_attention":
+        return NeedsAttention(reason=value["reason"], payment=value["payment"])
     raise ValueError(f"unknown finding {name!r} from the library")
 
 
@@ -451,6 +467,7 @@ __all__: Sequence[str] = (
     "LookupFailed",
     "MissingAtService",
     "Mismatch",
+    "NeedsAttention",
     "PaidNotBooked",
     "ReconcileCursor",
     "ReconcileFinding",

@@ -5,6 +5,8 @@ worker completing inside its own sqlite3 transaction, a lost lease."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import io
 import json
 import sqlite3
@@ -118,8 +120,10 @@ def test_the_clock_option_checks_timestamps_on_another_clock(db):
         assert ahead.receive(signed("EVT-C", body), body)[0] == 400
         assert ahead.receive(signed("EVT-C", body, now=an_hour_ahead), body)[0] == 200
     with storefront.Inbox(f"sqlite://{db}", SECRET, tolerance_s=7200) as lenient:
-        assert lenient.receive(signed("EVT-D", notification("EVT-D", "MP-D"), now=an_hour_ahead),
-                               notification("EVT-D", "MP-D"))[0] == 200
+        # Another payment: its own payment event (one event_id on two payments is a contract
+        # violation, answered 422).
+        other = notification("EVT-D", "MP-D", payment_event="PE-D")
+        assert lenient.receive(signed("EVT-D", other, now=an_hour_ahead), other)[0] == 200
 
 
 def book(conn: sqlite3.Connection, inbox: storefront.Inbox, event: storefront.InboxEvent) -> None:
@@ -304,3 +308,64 @@ def test_sandbox_deliveries_through_a_wsgi_receiver_are_booked_once(sandbox, cli
         finally:
             server.shutdown()
             server.server_close()
+
+
+# The one body limit of every binding is the core inbox's (1 MiB), answered by the library: 413
+# body_too_large, counted, nothing stored; the same status and reason in Rust, C, PHP and here.
+INBOX_MAX_BODY = 1 << 20
+
+
+def signed_locally(event_id: str, body: bytes) -> Dict[str, str]:
+    """Headers signed here (the library's signer takes at most its input limit)."""
+    now = int(time.time())
+    mac = hmac.new(SECRET.encode(), f"{now}.".encode() + body, hashlib.sha256).hexdigest()
+    return {"X-Service-Event-ID": event_id, "X-Service-Timestamp": str(now), "X-Service-Signature": f"sha256={mac}"}
+
+
+def padded(event_id: str, order_no: str, size: int) -> bytes:
+    body = notification(event_id, order_no, status="pending", version=1)
+    return body + b" " * (size - len(body))
+
+
+def test_a_body_above_the_core_limit_is_answered_413_and_counted(inbox):
+    exact = padded("EVT-BIG-1", "MP-BIG", INBOX_MAX_BODY)
+    assert len(exact) == INBOX_MAX_BODY
+    assert inbox.receive_receipt(signed("EVT-BIG-1", exact), exact).outcome == "stored"
+    over = padded("EVT-BIG-2", "MP-BIG", INBOX_MAX_BODY + 1)
+    receipt = inbox.receive_receipt(signed_locally("EVT-BIG-2", over), over)
+    assert (receipt.status, receipt.outcome, receipt.reason) == (413, "rejected", "body_too_large")
+    assert json.loads(receipt.body)["reason"] == "body_too_large"
+    # 64 MiB, unsigned: refused for its size, never read.
+    huge = b"[" * (64 << 20)
+    status, answer = inbox.receive({}, huge)
+    assert (status, json.loads(answer)["reason"]) == (413, "body_too_large")
+    counts = inbox.status()
+    assert counts.rejected == {"body_too_large": 2}
+    assert counts.pending == 1
+    [handed] = inbox.claim()
+    assert (handed.id, len(handed.body)) == ("EVT-BIG-1", INBOX_MAX_BODY)
+
+
+def test_a_body_above_the_core_limit_async(db):
+    async def run() -> storefront.Receipt:
+        async with storefront.aio.AsyncInbox(f"sqlite://{db}", [SECRET]) as inbox:
+            over = padded("EVT-BIG-3", "MP-BIG", INBOX_MAX_BODY + 1)
+            return await inbox.receive_receipt(signed_locally("EVT-BIG-3", over), over)
+
+    receipt = asyncio.run(run())
+    assert (receipt.status, receipt.reason) == (413, "body_too_large")
+
+
+def test_a_notification_breaking_the_contract_is_refused_422_and_counted(inbox):
+    body = notification("EVT-CV", "MP-CV", payment_event=None)
+    receipt = inbox.receive_receipt(signed("EVT-CV", body), body)
+    assert (receipt.status, receipt.outcome, receipt.reason) == (422, "contract_violation", "contract_violation")
+    first = notification("EVT-A", "MP-A", payment_event="PE-SHARED")
+    assert inbox.receive(signed("EVT-A", first), first)[0] == 200
+    second = notification("EVT-B", "MP-B", payment_event="PE-SHARED")
+    assert inbox.receive(signed("EVT-B", second), second)[0] == 422
+    counts = inbox.status()
+    assert counts.contract_violations == {"missing_event_id": 1, "event_id_reused": 1}
+    assert counts.pending == 1
+    payment = json.loads(second)["data"]
+    assert inbox.enter_reconciled(payment) == "contract_violation"

@@ -300,7 +300,7 @@ unsafe fn receive(
             opt_str_arg(event_id, "event_id")?,
             opt_str_arg(timestamp, "timestamp")?,
             opt_str_arg(signature, "signature")?,
-            bytes_arg(body, body_len, "body")?,
+            body_arg(body, body_len)?,
         )
     };
     let core = inbox.core()?;
@@ -323,6 +323,32 @@ unsafe fn receive(
     Ok(())
 }
 
+/// The raw body of a delivery, of any length: the core inbox refuses one above its
+/// [`crate::inbox::MAX_BODY_BYTES`] (413 `body_too_large`, counted) before reading it, so the
+/// C ABI's input limit is not applied here (one limit and one answer for every binding).
+///
+/// # Safety
+/// `ptr` must be NULL (only with length 0) or valid for reading `len` bytes.
+unsafe fn body_arg<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], Failure> {
+    if len <= crate::inbox::MAX_BODY_BYTES {
+        // SAFETY: forwarded caller contract.
+        return unsafe { bytes_arg(ptr, len, "body") };
+    }
+    if ptr.is_null() {
+        return Err(Failure::null("body"));
+    }
+    if isize::try_from(len).is_err() {
+        return Err(Failure::new(
+            sf_result::InvalidArgument,
+            "`body_len` is not a buffer length",
+        )
+        .with_field("body_len"));
+    }
+    // SAFETY: the caller guarantees `len` readable bytes; the core reads none of them past
+    // its limit (it looks at the length only).
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
 /// Receives one delivery: the three header values as received (`X-Service-Event-ID`,
 /// `X-Service-Timestamp`, `X-Service-Signature`; NULL when absent) and the raw body bytes
 /// exactly as received. Verifies it (the checks of `sf_webhook_verify`, on the system clock),
@@ -330,12 +356,15 @@ unsafe fn receive(
 /// when a worker claims).
 ///
 /// Every delivery is a successful call: `*http_status_out` receives the HTTP status to answer
-/// the service with (200 stored or already stored, 400 refused by verification, 503 the store
+/// the service with (200 stored or already stored, 400 refused by verification, 413 a body
+/// above the inbox's 1 MiB limit, reason `body_too_large`, counted and never read; 422 a
+/// verified notification that breaks the contract, reason `contract_violation`; 503 the store
 /// could not commit: the service delivers again) and `*receipt_json_out` the receipt
-/// `{"status", "outcome": "stored"|"duplicate"|"rejected"|"store_failed", "id",
-/// "reason", "body"}` where `body` is the small JSON answer body to send. The string is owned by
-/// the caller (free with `sf_string_free`). A failure result means a bad argument (NULL handle or
-/// out-pointer, invalid UTF-8, input too large) or a cancelled call: answer 503 then.
+/// `{"status", "outcome": "stored"|"duplicate"|"rejected"|"contract_violation"|"store_failed",
+/// "id", "reason", "body"}` where `body` is the small JSON answer body to send. The string is
+/// owned by the caller (free with `sf_string_free`). A failure result means a bad argument (NULL
+/// handle or out-pointer, invalid UTF-8 in a header, a header value too large) or a cancelled
+/// call: answer 503 then.
 ///
 /// # Safety
 /// `inbox` NULL or live; strings NULL or NUL-terminated; `body` NULL (only with length 0) or
@@ -515,7 +544,10 @@ pub unsafe extern "C" fn sf_inbox_release(
 }
 
 /// Counts of the inbox: `{"pending", "claimed", "completed", "stale", "duplicate",
-/// "rejected": {reason: count}, "oldest_pending_ms", "booked"}`.
+/// "rejected": {reason: count}, "contract_violations": {rule: count}, "oldest_pending_ms",
+/// "booked"}` (`rejected` counts `body_too_large` too; `contract_violations` the verified
+/// deliveries refused with 422 per rule: `missing_event_id`, `event_id_reused`,
+/// `status_version_out_of_range`).
 ///
 /// On success `*status_json_out` receives a string owned by the caller (free with
 /// `sf_string_free`).
@@ -619,8 +651,10 @@ pub unsafe extern "C" fn sf_inbox_completion_sql(
 /// "reconciliation"`: the one handler books it once. A version not above the watermark is
 /// stale, as for a notification.
 ///
-/// On success `*outcome_out` receives the outcome's name, `stored`, `stale` or `duplicate`
-/// (plain text, not JSON), owned by the caller (free with `sf_string_free`).
+/// On success `*outcome_out` receives the outcome's name, `stored`, `duplicate`, or
+/// `contract_violation` (not entered: `paid` without `event_id`, an `event_id` of another
+/// payment, a `status_version` above 2^63 - 1; report the payment as needing attention) as
+/// plain text, not JSON, owned by the caller (free with `sf_string_free`).
 ///
 /// # Safety
 /// `inbox` NULL or live; `payment_json` NULL or NUL-terminated; out-pointers NULL or writable.

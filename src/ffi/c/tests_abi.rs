@@ -120,6 +120,10 @@ enum Kind {
     OptJson,
     /// Pointer of a pointer-and-length pair (the length follows as its own slot).
     Bytes,
+    /// A delivery body for the inbox: a pointer-and-length pair of any length (the core inbox
+    /// answers one above its limit with 413, see
+    /// `inbox_body_above_the_core_limit_is_answered_413`).
+    Body,
     Len,
     Out,
 }
@@ -366,7 +370,7 @@ fn exports() -> Vec<Export> {
         ),
         ex(
             "sf_inbox_receive",
-            &[Inbox, OptStr, OptStr, OptStr, Bytes, Len, Out, Out],
+            &[Inbox, OptStr, OptStr, OptStr, Body, Len, Out, Out],
             &[],
             |a, e| unsafe {
                 sf_inbox_receive(
@@ -384,7 +388,7 @@ fn exports() -> Vec<Export> {
         ),
         ex(
             "sf_inbox_receive_at",
-            &[Inbox, OptStr, OptStr, OptStr, Bytes, Len, Out, Out],
+            &[Inbox, OptStr, OptStr, OptStr, Body, Len, Out, Out],
             &[],
             |a, e| unsafe {
                 sf_inbox_receive_at(
@@ -582,6 +586,7 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
                         sf_result::InputTooLarge,
                     ));
                 }
+                Kind::Body => variants.push((0, Some(3), sf_result::NullArgument)),
                 Kind::Len => {}
             }
             for (bad_word, len, expected) in variants {
@@ -608,7 +613,7 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
                             Kind::Inbox => good.inbox as usize,
                             Kind::Str | Kind::OptStr => good.text.as_ptr() as usize,
                             Kind::Json | Kind::OptJson => good_json[json_slot(i)].as_ptr() as usize,
-                            Kind::Bytes => good.bytes.as_ptr() as usize,
+                            Kind::Bytes | Kind::Body => good.bytes.as_ptr() as usize,
                             Kind::Len => good.bytes.len(),
                             Kind::Out => &mut slot as *mut *mut c_void as usize,
                         }
@@ -649,4 +654,93 @@ fn every_export_refuses_bad_input_with_its_own_code_and_the_client_still_works()
         sf_inbox_free(good.inbox);
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One body limit for every binding, the core inbox's: `sf_inbox_receive` (and `_at`) hand a
+/// body above it to the core, which answers 413 `body_too_large` (counted, nothing stored) as a
+/// successful call, not `SF_RESULT_INPUT_TOO_LARGE` (which a PHP host answered 503 on every
+/// retry); a body of exactly the limit reaches verification.
+#[test]
+fn inbox_body_above_the_core_limit_is_answered_413() {
+    let dir = crate::store::test_servers::ScratchDir::new();
+    let url = CString::new(format!(
+        "sqlite://{}",
+        dir.path().join("inbox.db").display()
+    ))
+    .unwrap();
+    let secrets = CString::new(r#"["whsec_0123456789abcdef0123456789abcdef"]"#).unwrap();
+    let mut inbox = ptr::null_mut();
+    assert_eq!(
+        unsafe {
+            sf_inbox_open(
+                url.as_ptr(),
+                secrets.as_ptr(),
+                ptr::null(),
+                &mut inbox,
+                ptr::null_mut(),
+            )
+        },
+        sf_result::Ok
+    );
+    let limit = crate::inbox::MAX_BODY_BYTES;
+    for (len, at, status, reason) in [
+        (limit + 1, false, 413, "body_too_large"),
+        (limit + 1, true, 413, "body_too_large"),
+        (64 << 20, false, 413, "body_too_large"),
+        (limit, false, 400, "missing_header"),
+    ] {
+        let body = vec![b' '; len];
+        let mut http = 0u16;
+        let mut receipt = ptr::null_mut();
+        let mut error = ptr::null_mut();
+        let result = unsafe {
+            if at {
+                sf_inbox_receive_at(
+                    inbox,
+                    1_800_000_000,
+                    ptr::null(),
+                    ptr::null(),
+                    ptr::null(),
+                    body.as_ptr(),
+                    body.len(),
+                    &mut http,
+                    &mut receipt,
+                    &mut error,
+                )
+            } else {
+                sf_inbox_receive(
+                    inbox,
+                    ptr::null(),
+                    ptr::null(),
+                    ptr::null(),
+                    body.as_ptr(),
+                    body.len(),
+                    &mut http,
+                    &mut receipt,
+                    &mut error,
+                )
+            }
+        };
+        assert_eq!(result, sf_result::Ok, "{len}: {:?}", error_json(error));
+        let receipt = take(receipt);
+        assert_eq!(
+            (http, receipt["status"].as_u64()),
+            (status, Some(u64::from(status)))
+        );
+        assert_eq!(receipt["reason"], reason, "{receipt}");
+        assert_eq!(receipt["outcome"], "rejected");
+        let answer: serde_json::Value =
+            serde_json::from_str(receipt["body"].as_str().unwrap()).unwrap();
+        assert_eq!(answer["reason"], reason);
+    }
+    let mut status = ptr::null_mut();
+    assert_eq!(
+        unsafe { sf_inbox_status(inbox, &mut status, ptr::null_mut()) },
+        sf_result::Ok
+    );
+    let status = take(status);
+    assert_eq!(status["rejected"]["body_too_large"], 3, "{status}");
+    assert_eq!(status["pending"], 0, "{status}");
+    assert!(status["contract_violations"].is_object(), "{status}");
+    unsafe { sf_inbox_free(inbox) };
 }

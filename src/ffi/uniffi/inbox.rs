@@ -75,8 +75,13 @@ pub enum ReceiptOutcome {
     Stored,
     /// This notification `id` was stored before: acknowledged, stored once.
     Duplicate,
-    /// Verification failed (signature, timestamp, headers, body): counted, not stored.
+    /// Verification failed (signature, timestamp, headers, body), or the body is above the
+    /// inbox's 1 MiB limit (413 `body_too_large`): counted, not stored.
     Rejected,
+    /// Verified, but it breaks the contract (`paid` without `event_id`, an `event_id` of
+    /// another payment, a `status_version` above 2^63 - 1): answered 422
+    /// `contract_violation`, counted, logged, not stored.
+    ContractViolation,
     /// The store could not commit: not acknowledged (503), the service delivers again.
     StoreFailed,
 }
@@ -159,8 +164,13 @@ pub struct InboxStatus {
     pub stale: i64,
     /// `Paid` events whose `eventId` was already booked (completed without being handed out).
     pub duplicate: i64,
-    /// Deliveries refused by verification, per reason code.
+    /// Deliveries refused by verification or for their size (`body_too_large`), per reason
+    /// code.
     pub rejected: HashMap<String, i64>,
+    /// Verified deliveries refused because they break the contract (422
+    /// `contract_violation`), per rule: `missing_event_id`, `event_id_reused`,
+    /// `status_version_out_of_range`.
+    pub contract_violations: HashMap<String, i64>,
     /// Age in milliseconds of the oldest pending (or lease-expired) event.
     pub oldest_pending_ms: Option<i64>,
     /// Payment events booked so far.
@@ -220,6 +230,7 @@ mod server {
                 core::ReceiptOutcome::Stored => ReceiptOutcome::Stored,
                 core::ReceiptOutcome::Duplicate => ReceiptOutcome::Duplicate,
                 core::ReceiptOutcome::Rejected => ReceiptOutcome::Rejected,
+                core::ReceiptOutcome::ContractViolation => ReceiptOutcome::ContractViolation,
                 core::ReceiptOutcome::StoreFailed => ReceiptOutcome::StoreFailed,
             }
         }
@@ -317,6 +328,11 @@ mod server {
                     .rejected
                     .into_iter()
                     .map(|(reason, n)| (reason, long(n)))
+                    .collect(),
+                contract_violations: s
+                    .contract_violations
+                    .into_iter()
+                    .map(|(rule, n)| (rule, long(n)))
                     .collect(),
                 oldest_pending_ms: s.oldest_pending_ms.map(long),
                 booked: long(s.booked),

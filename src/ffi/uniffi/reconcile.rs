@@ -232,6 +232,16 @@ pub enum ReconcileFinding {
         /// The failure.
         error: ReconcileLookupError,
     },
+    /// From the inbox's reconciliation only: the payment breaks the contract (`paid` without
+    /// `event_id`, an `event_id` of another payment, a `status_version` above 2^63 - 1) or
+    /// entering it failed; never booked automatically, an operator decides.
+    NeedsAttention {
+        /// `missing_event_id`, `event_id_reused`, `status_version_out_of_range`, or
+        /// `inbox_<error code>` when entering it failed.
+        reason: String,
+        /// The payment as queried.
+        payment: MerchantPayment,
+    },
 }
 
 impl From<core::ReconcileFinding> for ReconcileFinding {
@@ -276,6 +286,10 @@ impl From<core::ReconcileFinding> for ReconcileFinding {
             C::Ambiguous { order_nos } => ReconcileFinding::Ambiguous { order_nos },
             C::LookupFailed { error } => ReconcileFinding::LookupFailed {
                 error: error.into(),
+            },
+            C::NeedsAttention { reason, payment } => ReconcileFinding::NeedsAttention {
+                reason,
+                payment: (*payment).into(),
             },
         }
     }

@@ -4479,9 +4479,16 @@ public struct InboxStatus: Equatable, Hashable {
      */
     public var duplicate: Int64
     /**
-     * Deliveries refused by verification, per reason code.
+     * Deliveries refused by verification or for their size (`body_too_large`), per reason
+     * code.
      */
     public var rejected: [String: Int64]
+    /**
+     * Verified deliveries refused because they break the contract (422
+     * `contract_violation`), per rule: `missing_event_id`, `event_id_reused`,
+     * `status_version_out_of_range`.
+     */
+    public var contractViolations: [String: Int64]
     /**
      * Age in milliseconds of the oldest pending (or lease-expired) event.
      */
@@ -4510,8 +4517,14 @@ public struct InboxStatus: Equatable, Hashable {
          * `Paid` events whose `eventId` was already booked (completed without being handed out).
          */duplicate: Int64, 
         /**
-         * Deliveries refused by verification, per reason code.
+         * Deliveries refused by verification or for their size (`body_too_large`), per reason
+         * code.
          */rejected: [String: Int64], 
+        /**
+         * Verified deliveries refused because they break the contract (422
+         * `contract_violation`), per rule: `missing_event_id`, `event_id_reused`,
+         * `status_version_out_of_range`.
+         */contractViolations: [String: Int64], 
         /**
          * Age in milliseconds of the oldest pending (or lease-expired) event.
          */oldestPendingMs: Int64?, 
@@ -4524,6 +4537,7 @@ public struct InboxStatus: Equatable, Hashable {
         self.stale = stale
         self.duplicate = duplicate
         self.rejected = rejected
+        self.contractViolations = contractViolations
         self.oldestPendingMs = oldestPendingMs
         self.booked = booked
     }
@@ -4550,6 +4564,7 @@ public struct FfiConverterTypeInboxStatus: FfiConverterRustBuffer {
                 stale: FfiConverterInt64.read(from: &buf), 
                 duplicate: FfiConverterInt64.read(from: &buf), 
                 rejected: FfiConverterDictionaryStringInt64.read(from: &buf), 
+                contractViolations: FfiConverterDictionaryStringInt64.read(from: &buf), 
                 oldestPendingMs: FfiConverterOptionInt64.read(from: &buf), 
                 booked: FfiConverterInt64.read(from: &buf)
         )
@@ -4562,6 +4577,7 @@ public struct FfiConverterTypeInboxStatus: FfiConverterRustBuffer {
         FfiConverterInt64.write(value.stale, into: &buf)
         FfiConverterInt64.write(value.duplicate, into: &buf)
         FfiConverterDictionaryStringInt64.write(value.rejected, into: &buf)
+        FfiConverterDictionaryStringInt64.write(value.contractViolations, into: &buf)
         FfiConverterOptionInt64.write(value.oldestPendingMs, into: &buf)
         FfiConverterInt64.write(value.booked, into: &buf)
     }
@@ -9666,9 +9682,16 @@ public enum ReceiptOutcome: Equatable, Hashable {
      */
     case duplicate
     /**
-     * Verification failed (signature, timestamp, headers, body): counted, not stored.
+     * Verification failed (signature, timestamp, headers, body), or the body is above the
+     * inbox's 1 MiB limit (413 `body_too_large`): counted, not stored.
      */
     case rejected
+    /**
+     * Verified, but it breaks the contract (`paid` without `event_id`, an `event_id` of
+     * another payment, a `status_version` above 2^63 - 1): answered 422
+     * `contract_violation`, counted, logged, not stored.
+     */
+    case contractViolation
     /**
      * The store could not commit: not acknowledged (503), the service delivers again.
      */
@@ -9700,7 +9723,9 @@ public struct FfiConverterTypeReceiptOutcome: FfiConverterRustBuffer {
         
         case 3: return .rejected
         
-        case 4: return .storeFailed
+        case 4: return .contractViolation
+        
+        case 5: return .storeFailed
         
         default: throw UniffiInternalError.unexpectedEnumCase
         }
@@ -9722,8 +9747,12 @@ public struct FfiConverterTypeReceiptOutcome: FfiConverterRustBuffer {
             writeInt(&buf, Int32(3))
         
         
-        case .storeFailed:
+        case .contractViolation:
             writeInt(&buf, Int32(4))
+        
+        
+        case .storeFailed:
+            writeInt(&buf, Int32(5))
         
         }
     }
@@ -9841,6 +9870,20 @@ public enum ReconcileFinding {
          * The failure.
          */error: ReconcileLookupError
     )
+    /**
+     * From the inbox's reconciliation only: the payment breaks the contract (`paid` without
+     * `event_id`, an `event_id` of another payment, a `status_version` above 2^63 - 1) or
+     * entering it failed; never booked automatically, an operator decides.
+     */
+    case needsAttention(
+        /**
+         * `missing_event_id`, `event_id_reused`, `status_version_out_of_range`, or
+         * `inbox_<error code>` when entering it failed.
+         */reason: String, 
+        /**
+         * The payment as queried.
+         */payment: MerchantPayment
+    )
 
 
 
@@ -9885,6 +9928,9 @@ public struct FfiConverterTypeReconcileFinding: FfiConverterRustBuffer {
         )
         
         case 9: return .lookupFailed(error: try FfiConverterTypeReconcileLookupError.read(from: &buf)
+        )
+        
+        case 10: return .needsAttention(reason: try FfiConverterString.read(from: &buf), payment: try FfiConverterTypeMerchantPayment.read(from: &buf)
         )
         
         default: throw UniffiInternalError.unexpectedEnumCase
@@ -9944,6 +9990,12 @@ public struct FfiConverterTypeReconcileFinding: FfiConverterRustBuffer {
         case let .lookupFailed(error):
             writeInt(&buf, Int32(9))
             FfiConverterTypeReconcileLookupError.write(error, into: &buf)
+            
+        
+        case let .needsAttention(reason,payment):
+            writeInt(&buf, Int32(10))
+            FfiConverterString.write(reason, into: &buf)
+            FfiConverterTypeMerchantPayment.write(payment, into: &buf)
             
         }
     }

@@ -7024,9 +7024,17 @@ data class InboxStatus (
     var `duplicate`: kotlin.Long
     , 
     /**
-     * Deliveries refused by verification, per reason code.
+     * Deliveries refused by verification or for their size (`body_too_large`), per reason
+     * code.
      */
     var `rejected`: Map<kotlin.String, kotlin.Long>
+    , 
+    /**
+     * Verified deliveries refused because they break the contract (422
+     * `contract_violation`), per rule: `missing_event_id`, `event_id_reused`,
+     * `status_version_out_of_range`.
+     */
+    var `contractViolations`: Map<kotlin.String, kotlin.Long>
     , 
     /**
      * Age in milliseconds of the oldest pending (or lease-expired) event.
@@ -7059,6 +7067,7 @@ public object FfiConverterTypeInboxStatus: FfiConverterRustBuffer<InboxStatus> {
             FfiConverterLong.read(buf),
             FfiConverterLong.read(buf),
             FfiConverterMapStringLong.read(buf),
+            FfiConverterMapStringLong.read(buf),
             FfiConverterOptionalLong.read(buf),
             FfiConverterLong.read(buf),
         )
@@ -7071,6 +7080,7 @@ public object FfiConverterTypeInboxStatus: FfiConverterRustBuffer<InboxStatus> {
             FfiConverterLong.allocationSize(value.`stale`) +
             FfiConverterLong.allocationSize(value.`duplicate`) +
             FfiConverterMapStringLong.allocationSize(value.`rejected`) +
+            FfiConverterMapStringLong.allocationSize(value.`contractViolations`) +
             FfiConverterOptionalLong.allocationSize(value.`oldestPendingMs`) +
             FfiConverterLong.allocationSize(value.`booked`)
     )
@@ -7082,6 +7092,7 @@ public object FfiConverterTypeInboxStatus: FfiConverterRustBuffer<InboxStatus> {
             FfiConverterLong.write(value.`stale`, buf)
             FfiConverterLong.write(value.`duplicate`, buf)
             FfiConverterMapStringLong.write(value.`rejected`, buf)
+            FfiConverterMapStringLong.write(value.`contractViolations`, buf)
             FfiConverterOptionalLong.write(value.`oldestPendingMs`, buf)
             FfiConverterLong.write(value.`booked`, buf)
     }
@@ -11536,9 +11547,16 @@ enum class ReceiptOutcome {
      */
     DUPLICATE,
     /**
-     * Verification failed (signature, timestamp, headers, body): counted, not stored.
+     * Verification failed (signature, timestamp, headers, body), or the body is above the
+     * inbox's 1 MiB limit (413 `body_too_large`): counted, not stored.
      */
     REJECTED,
+    /**
+     * Verified, but it breaks the contract (`paid` without `event_id`, an `event_id` of
+     * another payment, a `status_version` above 2^63 - 1): answered 422
+     * `contract_violation`, counted, logged, not stored.
+     */
+    CONTRACT_VIOLATION,
     /**
      * The store could not commit: not acknowledged (503), the service delivers again.
      */
@@ -11727,6 +11745,28 @@ sealed class ReconcileFinding: Disposable  {
         companion object
     }
     
+    /**
+     * From the inbox's reconciliation only: the payment breaks the contract (`paid` without
+     * `event_id`, an `event_id` of another payment, a `status_version` above 2^63 - 1) or
+     * entering it failed; never booked automatically, an operator decides.
+     */
+    data class NeedsAttention(
+        /**
+         * `missing_event_id`, `event_id_reused`, `status_version_out_of_range`, or
+         * `inbox_<error code>` when entering it failed.
+         */
+        val `reason`: kotlin.String, 
+        /**
+         * The payment as queried.
+         */
+        val `payment`: dev.storefront.MerchantPayment) : ReconcileFinding()
+        
+    {
+        
+
+        companion object
+    }
+    
 
     
     @Suppress("UNNECESSARY_SAFE_CALL") // codegen is much simpler if we unconditionally emit safe calls here
@@ -11793,6 +11833,14 @@ sealed class ReconcileFinding: Disposable  {
     )
                 
             }
+            is ReconcileFinding.NeedsAttention -> {
+                
+    Disposable.destroy(
+        this.`reason`,
+        this.`payment`
+    )
+                
+            }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
     }
     
@@ -11840,6 +11888,10 @@ public object FfiConverterTypeReconcileFinding : FfiConverterRustBuffer<Reconcil
                 )
             9 -> ReconcileFinding.LookupFailed(
                 FfiConverterTypeReconcileLookupError.read(buf),
+                )
+            10 -> ReconcileFinding.NeedsAttention(
+                FfiConverterString.read(buf),
+                FfiConverterTypeMerchantPayment.read(buf),
                 )
             else -> throw RuntimeException("invalid enum value, something is very wrong!!")
         }
@@ -11915,6 +11967,14 @@ public object FfiConverterTypeReconcileFinding : FfiConverterRustBuffer<Reconcil
                 + FfiConverterTypeReconcileLookupError.allocationSize(value.`error`)
             )
         }
+        is ReconcileFinding.NeedsAttention -> {
+            // Add the size for the Int that specifies the variant plus the size needed for all fields
+            (
+                4UL
+                + FfiConverterString.allocationSize(value.`reason`)
+                + FfiConverterTypeMerchantPayment.allocationSize(value.`payment`)
+            )
+        }
     }
 
     override fun write(value: ReconcileFinding, buf: ByteBuffer) {
@@ -11968,6 +12028,12 @@ public object FfiConverterTypeReconcileFinding : FfiConverterRustBuffer<Reconcil
             is ReconcileFinding.LookupFailed -> {
                 buf.putInt(9)
                 FfiConverterTypeReconcileLookupError.write(value.`error`, buf)
+                Unit
+            }
+            is ReconcileFinding.NeedsAttention -> {
+                buf.putInt(10)
+                FfiConverterString.write(value.`reason`, buf)
+                FfiConverterTypeMerchantPayment.write(value.`payment`, buf)
                 Unit
             }
         }.let { /* this makes the `when` an expression, which ensures it is exhaustive */ }
