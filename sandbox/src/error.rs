@@ -74,6 +74,21 @@ impl ApiError {
     }
 }
 
+/// A refused clock advance answers 400 with `field` `seconds`: `invalid_request` for a
+/// negative value (time never runs back), `clock_out_of_range` for an advance the clock cannot
+/// hold (rule of [`crate::clock::Clock::advance`]).
+impl From<crate::clock::AdvanceError> for ApiError {
+    fn from(error: crate::clock::AdvanceError) -> Self {
+        let code = match error {
+            crate::clock::AdvanceError::Backwards => "invalid_request",
+            crate::clock::AdvanceError::TooFar { .. } => "clock_out_of_range",
+        };
+        Self::new(StatusCode::BAD_REQUEST, code)
+            .describe(error.to_string())
+            .field("seconds")
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status;

@@ -250,8 +250,23 @@ impl Sandbox {
     }
 
     /// Moves the sandbox clock forward; sweeps and notification retries that became due run.
+    /// Refuses (and leaves the clock) an advance that would put it more than
+    /// [`clock::MAX_OFFSET_SECONDS`] ahead of real time; returns the new offset in seconds.
+    pub fn try_advance_clock(&self, by: Duration) -> Result<i64, clock::AdvanceError> {
+        let seconds = i64::try_from(by.as_secs()).unwrap_or(i64::MAX);
+        self.shared.clock.advance(seconds)
+    }
+
+    /// Moves the sandbox clock forward; sweeps and notification retries that became due run.
+    ///
+    /// # Panics
+    ///
+    /// In the caller (a test), never in the sandbox, when the clock cannot hold the advance
+    /// (see [`Sandbox::try_advance_clock`]).
     pub fn advance_clock(&self, by: Duration) {
-        self.shared.clock.advance(by.as_secs() as i64);
+        if let Err(error) = self.try_advance_clock(by) {
+            panic!("advance_clock({by:?}): {error}");
+        }
     }
 }
 
