@@ -7,6 +7,7 @@ use storefront_sandbox::clock::DeliveryTimestamp;
 use storefront_sandbox::{Sandbox, SandboxOptions, seed};
 
 mod cli {
+    pub mod redact;
     pub mod trigger;
 }
 
@@ -229,9 +230,10 @@ async fn main() {
             Ok(secret) => {
                 println!();
                 println!(
-                    "notifications: payments created without notify_url (merchants {} and {}) are delivered to {url}",
+                    "notifications: payments created without notify_url (merchants {} and {}) are delivered to {}",
                     seed::MERCHANT_NO,
-                    seed::OTHER_MERCHANT_NO
+                    seed::OTHER_MERCHANT_NO,
+                    cli::redact::text(url)
                 );
                 if generated {
                     println!(
@@ -243,9 +245,13 @@ async fn main() {
                 }
             }
             Err(error) => {
+                let secrets = url::Url::parse(url)
+                    .map(|u| cli::redact::secrets_of(&u))
+                    .unwrap_or_default();
                 eprintln!(
-                    "storefront-sandbox: --notify-to {url}: {} ({})",
-                    error.error_description.unwrap_or_default(),
+                    "storefront-sandbox: --notify-to {}: {} ({})",
+                    cli::redact::text(url),
+                    cli::redact::scrub(&error.error_description.unwrap_or_default(), &secrets),
                     error.error
                 );
                 std::process::exit(2);
