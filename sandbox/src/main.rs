@@ -11,11 +11,15 @@ mod cli {
     pub mod trigger;
 }
 
-const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] [--ready-file PATH] [--env-file PATH] [--notify-to URL]
+const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--allow-host NAME[:PORT]] [--tls] [--ready-file PATH] [--env-file PATH] [--notify-to URL]
        storefront-sandbox trigger ACTION ...   (drive a running sandbox; trigger --help)
 
   --port N           port to listen on (0 = any free port; default 8080)
   --host ADDR        address to listen on (default 127.0.0.1)
+  --allow-host NAME[:PORT]
+                     also answer requests whose Host is NAME (any port) or NAME:PORT; repeatable.
+                     Only 127.0.0.1, localhost, [::1] and the listening address on the sandbox's
+                     own port are answered otherwise (421 host_not_served: DNS-rebinding guard)
   --tls              serve HTTPS with a CA generated at start (its PEM is written next to the ready file or to a temp file)
   --ready-file PATH  once listening, write the endpoints as one JSON object to PATH (its \"env\"
                      holds the STOREFRONT_* variables of your app's configuration)
@@ -66,6 +70,7 @@ fn parse_args() -> Result<Args, String> {
                     .parse::<IpAddr>()
                     .map_err(|_| "--host takes an IP address".to_string())?
             }
+            "--allow-host" => options.allowed_hosts.push(value("--allow-host")?),
             "--tls" => options.tls = true,
             "--deny-loopback-notify" => options.allow_loopback_notify = false,
             "--rate-limit-window" => {

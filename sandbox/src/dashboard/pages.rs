@@ -64,12 +64,23 @@ fn control(path: &str) -> String {
     format!("{CONTROL_PREFIX}{path}")
 }
 
-/// A form whose buttons send JSON to a control endpoint (see the page script).
-fn action_form(url: &str, method: &str, body: &str, inner: &str) -> String {
+/// The hidden field carrying the dashboard token that every form sends (form rule of
+/// [`crate::guard`]; the script sends it as `X-Sandbox-Token`).
+fn token_field(view: &DashboardView) -> String {
     format!(
-        r#"<form class="act" data-url="{}" data-method="{method}" data-body="{}">{inner}</form>"#,
+        r#"<input type="hidden" name="{}" value="{}">"#,
+        crate::guard::form_token::FIELD,
+        esc(&view.form_token)
+    )
+}
+
+/// A form whose buttons send JSON to a control endpoint (see the page script).
+fn action_form(view: &DashboardView, url: &str, method: &str, body: &str, inner: &str) -> String {
+    format!(
+        r#"<form class="act" data-url="{}" data-method="{method}" data-body="{}">{}{inner}</form>"#,
         esc(url),
-        esc(body)
+        esc(body),
+        token_field(view)
     )
 }
 
@@ -127,7 +138,9 @@ const SCRIPT: &str = r#"
     const method = (button && button.dataset.method) || form.dataset.method || 'POST';
     const body = Object.assign({}, JSON.parse(form.dataset.body || '{}'),
       JSON.parse((button && button.dataset.body) || '{}'));
+    let token = '';
     for (const el of form.elements) {
+      if (el.name === 'sandbox_token') { token = el.value; continue; }
       if (!el.name || el.tagName === 'BUTTON' || el.value === '') continue;
       body[el.name] = el.type === 'number' ? Number(el.value) : el.value;
     }
@@ -135,7 +148,7 @@ const SCRIPT: &str = r#"
     const buttons = form.querySelectorAll('button');
     buttons.forEach((b) => { b.disabled = true; });
     try {
-      const init = { method, headers: {} };
+      const init = { method, headers: { 'x-sandbox-token': token } };
       if (method !== 'DELETE') {
         init.headers['content-type'] = 'application/json';
         init.body = JSON.stringify(body);
@@ -160,6 +173,7 @@ const SCRIPT: &str = r#"
 fn page(title: &str, view: &DashboardView, content: &str) -> String {
     let worker = if view.worker_paused {
         action_form(
+            view,
             &control("/notifications/worker"),
             "PUT",
             r#"{"enabled":true}"#,
@@ -170,6 +184,7 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         )
     } else {
         action_form(
+            view,
             &control("/notifications/worker"),
             "PUT",
             r#"{"enabled":false}"#,
@@ -185,8 +200,9 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         body_button("Pause sweep", "pause-sweep", r#"{"enabled":false}"#)
     };
     let sweep = format!(
-        r#"<form class="act" data-url="{url}" data-method="POST"><span class="st {class}">sweep {state}</span><button type="submit" name="run-sweep">Run sweep now</button>{toggle}</form>"#,
+        r#"<form class="act" data-url="{url}" data-method="POST">{token}<span class="st {class}">sweep {state}</span><button type="submit" name="run-sweep">Run sweep now</button>{toggle}</form>"#,
         url = esc(&control("/sweep")),
+        token = token_field(view),
         class = if view.sweep_paused {
             "st-failed"
         } else {
@@ -200,6 +216,7 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         toggle = sweep_toggle.replace("<button ", r#"<button data-method="PUT" "#),
     );
     let advance = action_form(
+        view,
         &control("/clock/advance"),
         "POST",
         "{}",
@@ -354,12 +371,14 @@ fn catalog(html: &mut String, view: &DashboardView) {
                 format!(
                     "{}{}",
                     action_form(
+                        view,
                         &format!("{base}/pay"),
                         "POST",
                         "{}",
                         &button("Pay (card)", "trade-pay")
                     ),
                     action_form(
+                        view,
                         &format!("{base}/cancel"),
                         "POST",
                         "{}",
@@ -392,6 +411,7 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
         html.push_str("<table><tr><th>id</th><th>method</th><th>path</th><th>effect</th><th>times left</th><th></th></tr>");
         for f in &view.faults {
             let remove = action_form(
+                view,
                 &control(&format!("/faults/{}", f.id)),
                 "DELETE",
                 "{}",
@@ -409,6 +429,7 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
         }
         html.push_str("</table>");
         html.push_str(&action_form(
+            view,
             &control("/faults"),
             "DELETE",
             "{}",
@@ -440,6 +461,7 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
         }
         html.push_str("</table>");
         html.push_str(&action_form(
+            view,
             &control("/limits"),
             "DELETE",
             "{}",
@@ -610,20 +632,23 @@ pub fn payment(view: &DashboardView, p: &PaymentView) -> String {
     html.push_str(r#"<section id="actions"><h2>Act as the service</h2>"#);
     let _ = write!(
         html,
-        r#"<form class="act" id="buyer" data-url="{pay}" data-method="POST" data-body="{{}}"><label>Channel <select name="payment_no">{channels}</select></label>
+        r#"<form class="act" id="buyer" data-url="{pay}" data-method="POST" data-body="{{}}">{token}<label>Channel <select name="payment_no">{channels}</select></label>
 <label>Buyer <select name="user"><option value="">anonymous</option>{users}</select></label>
 <button type="submit" name="pay">Pay</button><button type="submit" name="session" data-url="{session}">Start checkout session</button></form>"#,
+        token = token_field(view),
         pay = esc(&format!("{base}/checkout/pay")),
         session = esc(&format!("{base}/checkout/session")),
     );
     html.push_str("<div>");
     html.push_str(&action_form(
+        view,
         &format!("{base}/checkout/unclear"),
         "POST",
         "{}",
         &button("Channel answer unclear", "unclear"),
     ));
     html.push_str(&action_form(
+        view,
         &format!("{base}/force"),
         "POST",
         "{}",
@@ -638,6 +663,7 @@ pub fn payment(view: &DashboardView, p: &PaymentView) -> String {
         .collect::<String>(),
     ));
     html.push_str(&action_form(
+        view,
         &format!("{base}/expire"),
         "POST",
         "{}",
@@ -673,6 +699,7 @@ pub fn payment(view: &DashboardView, p: &PaymentView) -> String {
                 "Redeliver now"
             };
             let redeliver = action_form(
+                view,
                 &format!("{base}/notifications/{}/redeliver", r.event_id),
                 "POST",
                 "{}",
