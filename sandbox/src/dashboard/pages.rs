@@ -1,6 +1,7 @@
-//! HTML of the dashboard pages, from the read-only views of [`super::view`] only. Inline CSS,
-//! one small inline script (buttons POST/PUT/DELETE JSON to the control endpoints, then the page
-//! reloads), no external assets. Every text taken from state is escaped.
+//! HTML of the dashboard pages, from the read-only views of [`super::view`] only. No inline
+//! style or script (the CSP allows neither): the style sheet and the script (buttons
+//! POST/PUT/DELETE JSON to the control endpoints with the dashboard token, then the page
+//! reloads) are served by the sandbox itself. Every text taken from state is escaped.
 
 use std::fmt::Write;
 
@@ -100,75 +101,11 @@ fn body_button(label: &str, name: &str, body: &str) -> String {
     )
 }
 
-const STYLE: &str = r#"
-body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2733;background:#f4f6f8}
-header{background:#1d2733;color:#fff;padding:.6em 1.2em;display:flex;gap:1.5em;align-items:center;flex-wrap:wrap}
-header a{color:#9cd2ff}header h1{font-size:1.2em;margin:0}
-main{padding:0 1.2em 2em}
-section{background:#fff;border:1px solid #d5dbe1;border-radius:6px;margin:1em 0;padding:.6em 1em}
-h2{font-size:1.05em;margin:.2em 0 .6em}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #e5e9ed;vertical-align:top}
-th{font-weight:600;color:#4a5866;background:#f8fafb}
-code,pre{font:12px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;word-break:break-all;background:#f3f5f7;padding:6px;margin:4px 0}
-form.act{display:inline-flex;gap:4px;align-items:center;margin:2px 6px 2px 0;flex-wrap:wrap}
-button{font:inherit;padding:2px 10px;border:1px solid #7b8a99;border-radius:4px;background:#fff;cursor:pointer}
-button:hover{background:#e8f1fb}button:disabled{opacity:.5}
-input,select{font:inherit;padding:1px 4px}input[type=number]{width:7em}
-.st{display:inline-block;padding:0 6px;border-radius:8px;background:#e5e9ed;font-weight:600}
-.st-paid,.st-delivered{background:#cdebd3;color:#175a26}.st-refunded,.st-chargeback{background:#f6dfc4;color:#7a4506}
-.st-expired,.st-failed{background:#f5d0d0;color:#8a1c1c}.st-review{background:#efe3a8;color:#5d4c00}.st-pending{background:#dde8f5;color:#1d4a7a}
-#flash{margin:.8em 0 0;padding:.4em .8em;border-radius:4px}#flash:empty{display:none}
-#flash.ok{background:#cdebd3}#flash.err{background:#f5d0d0;white-space:pre-wrap}
-.muted{color:#6b7885}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0}dt{color:#4a5866}dd{margin:0}
-details>summary{cursor:pointer}
-"#;
+/// The pages' style sheet, served at `/_sandbox/dashboard.css` (the CSP allows no inline style).
+pub const STYLE: &str = include_str!("dashboard.css");
 
-const SCRIPT: &str = r#"
-(() => {
-  const KEY = 'sandbox-dashboard-flash';
-  const flash = document.getElementById('flash');
-  const last = sessionStorage.getItem(KEY);
-  if (last) { sessionStorage.removeItem(KEY); flash.textContent = last; flash.className = 'ok'; }
-  document.addEventListener('submit', async (event) => {
-    const form = event.target;
-    if (!form.dataset.url) return;
-    event.preventDefault();
-    const button = event.submitter;
-    const url = (button && button.dataset.url) || form.dataset.url;
-    const method = (button && button.dataset.method) || form.dataset.method || 'POST';
-    const body = Object.assign({}, JSON.parse(form.dataset.body || '{}'),
-      JSON.parse((button && button.dataset.body) || '{}'));
-    let token = '';
-    for (const el of form.elements) {
-      if (el.name === 'sandbox_token') { token = el.value; continue; }
-      if (!el.name || el.tagName === 'BUTTON' || el.value === '') continue;
-      body[el.name] = el.type === 'number' ? Number(el.value) : el.value;
-    }
-    const label = ((button && button.textContent) || 'action').trim() + ': ' + method + ' ' + url;
-    const buttons = form.querySelectorAll('button');
-    buttons.forEach((b) => { b.disabled = true; });
-    try {
-      const init = { method, headers: { 'x-sandbox-token': token } };
-      if (method !== 'DELETE') {
-        init.headers['content-type'] = 'application/json';
-        init.body = JSON.stringify(body);
-      }
-      const res = await fetch(url, init);
-      if (res.ok) {
-        sessionStorage.setItem(KEY, '\u2713 ' + label + ' \u2192 ' + res.status);
-        location.reload();
-        return;
-      }
-      flash.textContent = '\u2717 ' + label + ' \u2192 ' + res.status + ' ' + (await res.text());
-      flash.className = 'err';
-    } catch (e) {
-      flash.textContent = '\u2717 ' + label + ': ' + e;
-      flash.className = 'err';
-    }
-    buttons.forEach((b) => { b.disabled = false; });
-  });
-})();
-"#;
+/// The pages' script, served at `/_sandbox/dashboard.js` (the CSP allows no inline script).
+pub const SCRIPT: &str = include_str!("dashboard.js");
 
 fn page(title: &str, view: &DashboardView, content: &str) -> String {
     let worker = if view.worker_paused {
@@ -229,14 +166,14 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>{title}</title><style>{STYLE}</style></head>
+<title>{title}</title><link rel="stylesheet" href="{home}/dashboard.css"></head>
 <body><header><h1><a href="{home}/">Sandbox dashboard</a></h1>
 <div id="clock">Sandbox clock <code>{now}</code> <span class="muted">(real time {offset:+} s)</span></div></header>
 <main><div id="flash" role="status"></div>
 <noscript><p>The buttons need JavaScript (they send JSON to the control endpoints).</p></noscript>
 <section id="controls"><h2>Sandbox</h2>{advance} {worker} {sweep}</section>
 {content}
-</main><script>{SCRIPT}</script></body></html>
+</main><script src="{home}/dashboard.js"></script></body></html>
 "#,
         title = esc(title),
         home = CONTROL_PREFIX,
