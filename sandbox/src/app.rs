@@ -1,6 +1,6 @@
 //! The router: business API under the API prefix, OAuth endpoints, checkout pages and controls,
-//! wrapped in request recording (outermost), fault injection, and the contract's error shape
-//! for answers the framework itself produces.
+//! wrapped in request recording (outermost), the guard against web pages ([`crate::guard`]),
+//! fault injection, and the contract's error shape for answers the framework itself produces.
 
 use std::sync::Arc;
 
@@ -44,6 +44,11 @@ pub fn router(shared: Arc<AppState>) -> Router {
         .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
             faults::http::middleware,
+        ))
+        // Host, origin and form rules: nothing a web page may not do reaches faults or handlers.
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            crate::guard::http::middleware,
         ))
         // Outermost: every request is recorded before a fault or handler sees it.
         .layer(axum::middleware::from_fn_with_state(

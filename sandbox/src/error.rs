@@ -68,9 +68,43 @@ impl ApiError {
         Self::new(StatusCode::NOT_FOUND, error)
     }
 
+    /// 403 `cross_origin_request`: a state-changing request sent by a page of another origin
+    /// (the origin rule of [`crate::guard`]).
+    pub fn cross_origin_request(description: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "cross_origin_request").describe(description)
+    }
+
+    /// 421 `host_not_served`: the request names a `Host` the sandbox does not serve (the
+    /// DNS-rebinding rule of [`crate::guard`]).
+    pub fn host_not_served(description: impl Into<String>) -> Self {
+        Self::new(StatusCode::MISDIRECTED_REQUEST, "host_not_served").describe(description)
+    }
+
+    /// 403 `dashboard_token_invalid`: a form submission to a control route without the
+    /// dashboard's token, or any control request with a wrong `X-Sandbox-Token` (the form rule
+    /// of [`crate::guard`]).
+    pub fn dashboard_token_invalid(description: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, "dashboard_token_invalid").describe(description)
+    }
+
     /// 422 with the given code and description.
     pub fn unprocessable(error: &str, description: impl Into<String>) -> Self {
         Self::new(StatusCode::UNPROCESSABLE_ENTITY, error).describe(description)
+    }
+}
+
+/// A refused clock advance answers 400 with `field` `seconds`: `invalid_request` for a
+/// negative value (time never runs back), `clock_out_of_range` for an advance the clock cannot
+/// hold (rule of [`crate::clock::Clock::advance`]).
+impl From<crate::clock::AdvanceError> for ApiError {
+    fn from(error: crate::clock::AdvanceError) -> Self {
+        let code = match error {
+            crate::clock::AdvanceError::Backwards => "invalid_request",
+            crate::clock::AdvanceError::TooFar { .. } => "clock_out_of_range",
+        };
+        Self::new(StatusCode::BAD_REQUEST, code)
+            .describe(error.to_string())
+            .field("seconds")
     }
 }
 

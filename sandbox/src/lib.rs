@@ -24,6 +24,7 @@ pub mod directory;
 pub mod error;
 pub mod extract;
 pub mod faults;
+pub mod guard;
 mod ids;
 pub mod inspect;
 pub mod limits;
@@ -66,6 +67,11 @@ pub struct SandboxOptions {
     /// so receivers that check the timestamp against their own clock keep accepting deliveries
     /// after the sandbox clock is advanced). See [`clock::DeliveryTimestamp`].
     pub delivery_timestamp: clock::DeliveryTimestamp,
+    /// Extra `Host` values the sandbox answers besides `127.0.0.1`, `localhost`, `[::1]` and
+    /// its origin's host on its own port (the host rule of [`guard`], against DNS rebinding):
+    /// `NAME` (any port, e.g. a tunnel's name) or `NAME:PORT`. Default none; an entry that is
+    /// not a host makes [`Sandbox::start_with`] fail with `InvalidInput`.
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Default for SandboxOptions {
@@ -78,6 +84,7 @@ impl Default for SandboxOptions {
             rate_limit_window_seconds: limits::WINDOW_SECONDS as u32,
             token_lifetime_seconds: None,
             delivery_timestamp: clock::DeliveryTimestamp::WallClock,
+            allowed_hosts: Vec::new(),
         }
     }
 }
@@ -128,6 +135,8 @@ impl Sandbox {
             IpAddr::V4(ip) => ip.to_string(),
         };
         let origin = format!("{scheme}://{host}:{}", address.port());
+        let guard = guard::Guard::new(&origin, &options.allowed_hosts)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         let dns = notifications::resolve::DnsOverrides::default();
         let shared = Arc::new(AppState::new(
             origin,
@@ -135,6 +144,7 @@ impl Sandbox {
             delivery_client(options.allow_loopback_notify, dns.clone())?,
             dns,
             options.delivery_timestamp,
+            guard,
         ));
         {
             let mut db = shared.db();
@@ -250,8 +260,23 @@ impl Sandbox {
     }
 
     /// Moves the sandbox clock forward; sweeps and notification retries that became due run.
+    /// Refuses (and leaves the clock) an advance that would put it more than
+    /// [`clock::MAX_OFFSET_SECONDS`] ahead of real time; returns the new offset in seconds.
+    pub fn try_advance_clock(&self, by: Duration) -> Result<i64, clock::AdvanceError> {
+        let seconds = i64::try_from(by.as_secs()).unwrap_or(i64::MAX);
+        self.shared.clock.advance(seconds)
+    }
+
+    /// Moves the sandbox clock forward; sweeps and notification retries that became due run.
+    ///
+    /// # Panics
+    ///
+    /// In the caller (a test), never in the sandbox, when the clock cannot hold the advance
+    /// (see [`Sandbox::try_advance_clock`]).
     pub fn advance_clock(&self, by: Duration) {
-        self.shared.clock.advance(by.as_secs() as i64);
+        if let Err(error) = self.try_advance_clock(by) {
+            panic!("advance_clock({by:?}): {error}");
+        }
     }
 }
 

@@ -7,14 +7,19 @@ use storefront_sandbox::clock::DeliveryTimestamp;
 use storefront_sandbox::{Sandbox, SandboxOptions, seed};
 
 mod cli {
+    pub mod redact;
     pub mod trigger;
 }
 
-const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--tls] [--ready-file PATH] [--env-file PATH] [--notify-to URL]
+const USAGE: &str = "usage: storefront-sandbox [--port N] [--host ADDR] [--allow-host NAME[:PORT]] [--tls] [--ready-file PATH] [--env-file PATH] [--notify-to URL]
        storefront-sandbox trigger ACTION ...   (drive a running sandbox; trigger --help)
 
   --port N           port to listen on (0 = any free port; default 8080)
   --host ADDR        address to listen on (default 127.0.0.1)
+  --allow-host NAME[:PORT]
+                     also answer requests whose Host is NAME (any port) or NAME:PORT; repeatable.
+                     Only 127.0.0.1, localhost, [::1] and the listening address on the sandbox's
+                     own port are answered otherwise (421 host_not_served: DNS-rebinding guard)
   --tls              serve HTTPS with a CA generated at start (its PEM is written next to the ready file or to a temp file)
   --ready-file PATH  once listening, write the endpoints as one JSON object to PATH (its \"env\"
                      holds the STOREFRONT_* variables of your app's configuration)
@@ -65,6 +70,7 @@ fn parse_args() -> Result<Args, String> {
                     .parse::<IpAddr>()
                     .map_err(|_| "--host takes an IP address".to_string())?
             }
+            "--allow-host" => options.allowed_hosts.push(value("--allow-host")?),
             "--tls" => options.tls = true,
             "--deny-loopback-notify" => options.allow_loopback_notify = false,
             "--rate-limit-window" => {
@@ -229,9 +235,10 @@ async fn main() {
             Ok(secret) => {
                 println!();
                 println!(
-                    "notifications: payments created without notify_url (merchants {} and {}) are delivered to {url}",
+                    "notifications: payments created without notify_url (merchants {} and {}) are delivered to {}",
                     seed::MERCHANT_NO,
-                    seed::OTHER_MERCHANT_NO
+                    seed::OTHER_MERCHANT_NO,
+                    cli::redact::text(url)
                 );
                 if generated {
                     println!(
@@ -243,9 +250,13 @@ async fn main() {
                 }
             }
             Err(error) => {
+                let secrets = url::Url::parse(url)
+                    .map(|u| cli::redact::secrets_of(&u))
+                    .unwrap_or_default();
                 eprintln!(
-                    "storefront-sandbox: --notify-to {url}: {} ({})",
-                    error.error_description.unwrap_or_default(),
+                    "storefront-sandbox: --notify-to {}: {} ({})",
+                    cli::redact::text(url),
+                    cli::redact::scrub(&error.error_description.unwrap_or_default(), &secrets),
                     error.error
                 );
                 std::process::exit(2);

@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use crate::clock::{Clock, DeliveryTimestamp};
 use crate::db::Db;
 use crate::error::ApiResult;
+use crate::guard::Guard;
 use crate::inspect::Inspect;
 use crate::limits::Bucket;
 use crate::notifications::resolve::DnsOverrides;
@@ -31,6 +32,8 @@ pub struct AppState {
     pub dns: DnsOverrides,
     /// Which clock stamps `X-Service-Timestamp` on deliveries (real time by default).
     pub delivery_timestamp: DeliveryTimestamp,
+    /// The served hosts and the dashboard token ([`crate::guard`]: host, origin and form rules).
+    pub guard: Guard,
     db: Mutex<Db>,
 }
 
@@ -42,6 +45,7 @@ impl AppState {
         http: reqwest::Client,
         dns: DnsOverrides,
         delivery_timestamp: DeliveryTimestamp,
+        guard: Guard,
     ) -> Self {
         AppState {
             clock: Clock::default(),
@@ -50,6 +54,7 @@ impl AppState {
             http,
             dns,
             delivery_timestamp,
+            guard,
             db: Mutex::new(Db::seeded()),
         }
     }

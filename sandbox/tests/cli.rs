@@ -312,3 +312,47 @@ async fn delivery_timestamp_sandbox_follows_the_sandbox_clock() {
         "with --delivery-timestamp sandbox the header follows the advanced clock ({sent} vs {now})"
     );
 }
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+fn trigger_with_control(control: &str, ready: Option<&Path>) -> (Option<i32>, String) {
+    let mut command = Command::new(BINARY);
+    command.args(["trigger", "--control", control]);
+    if let Some(path) = ready {
+        command.arg("--ready-file").arg(path);
+    }
+    let output = command.args(["advance", "1"]).output().unwrap();
+    (
+        output.status.code(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    )
+}
+
+#[test]
+fn trigger_errors_never_show_a_password_of_the_control_url() {
+    let port = closed_port();
+    let (code, printed) = trigger_with_control(
+        &format!("http://user:hunter2@127.0.0.1:{port}/_sandbox?token=s3cr3tq"),
+        None,
+    );
+    assert_eq!(code, Some(1), "{printed}");
+    assert!(printed.contains("did not answer"), "{printed}");
+    assert!(printed.contains("[redacted]"), "{printed}");
+    for secret in ["hunter2", "s3cr3tq"] {
+        assert!(!printed.contains(secret), "{printed}");
+    }
+    let (code, printed) = trigger_with_control("ftp://user:hunter2@host/_sandbox?k=s3cr3tq", None);
+    assert_eq!(code, Some(2), "{printed}");
+    assert!(
+        !printed.contains("hunter2") && !printed.contains("s3cr3tq"),
+        "{printed}"
+    );
+}

@@ -34,9 +34,21 @@ async fn page(env: &Env, path: &str) -> String {
         header("content-security-policy").starts_with("default-src 'none'"),
         "{path}"
     );
+    // The only things the page loads are the sandbox's own style sheet and script (the CSP
+    // allows no inline ones); anything else would come from elsewhere.
+    let own_assets = [
+        r#"<link rel="stylesheet" href="/_sandbox/dashboard.css">"#,
+        r#"<script src="/_sandbox/dashboard.js"></script>"#,
+    ];
+    assert!(
+        own_assets.iter().all(|tag| answer.text.contains(tag)),
+        "{path} loads its own style sheet and script"
+    );
+    let text = own_assets
+        .iter()
+        .fold(answer.text.clone(), |text, tag| text.replace(tag, ""));
     for external in ["http://", "https://", "//cdn", "<link", "src="] {
-        let outside_payload = answer
-            .text
+        let outside_payload = text
             .lines()
             .filter(|l| !l.contains("127.0.0.1"))
             .any(|l| l.contains(external));
@@ -424,4 +436,35 @@ async fn expire_moves_the_clock_to_expires_at() {
     let unknown = expire("20990101000000000000".to_owned()).await;
     assert_eq!(unknown.status, StatusCode::NOT_FOUND);
     assert_eq!(unknown.error(), "payment_not_found");
+}
+
+#[tokio::test]
+async fn the_dashboard_runs_no_inline_script_or_style() {
+    let env = Env::start().await;
+    let page = env.get(&env.control("/"), None).await;
+    let csp = page.headers["content-security-policy"].to_str().unwrap();
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    assert!(csp.contains("script-src 'self'"), "{csp}");
+    assert!(csp.contains("style-src 'self'"), "{csp}");
+    assert!(!page.text.contains("<style"), "no inline style sheet");
+    let scripts: Vec<&str> = page.text.split("<script").skip(1).collect();
+    assert!(!scripts.is_empty());
+    for script in scripts {
+        let (tag, rest) = script.split_once('>').unwrap();
+        assert!(tag.contains("src="), "<script{tag}>");
+        assert!(
+            rest.starts_with("</script>"),
+            "the script element has no body"
+        );
+    }
+    for (path, kind) in [
+        ("/dashboard.js", "text/javascript"),
+        ("/dashboard.css", "text/css"),
+    ] {
+        let asset = env.get(&env.control(path), None).await;
+        assert_eq!(asset.status, StatusCode::OK, "{path}");
+        let content_type = asset.headers["content-type"].to_str().unwrap();
+        assert!(content_type.starts_with(kind), "{content_type}");
+        assert!(!asset.text.is_empty());
+    }
 }

@@ -888,3 +888,35 @@ async fn malformed_create_bodies_are_refused_and_store_nothing() {
     let answer = list(&env, &token, "external_reference=order-ct").await;
     assert_eq!(answer.body["items"], json!([]));
 }
+
+#[tokio::test]
+async fn order_numbers_end_in_random_digits() {
+    let env = Env::start().await;
+    let token = env.merchant_token().await;
+    let create = |key: &'static str| {
+        let body = json!({
+            "external_reference": format!("order-{key}"),
+            "idempotency_key": key,
+            "amount_minor": 1250,
+            "currency": "USD",
+        });
+        let url = env.api("/openapi/v1/merchant-payments");
+        let token = token.clone();
+        let env = &env;
+        async move {
+            let created = env.post(&url, Some(&token), &body).await;
+            assert_eq!(created.status, StatusCode::CREATED, "{}", created.text);
+            created.body["order_no"].as_str().unwrap().to_owned()
+        }
+    };
+    let a = create("random-1").await;
+    let b = create("random-2").await;
+    for order_no in [&a, &b] {
+        assert_eq!(order_no.len(), 14 + 7 + 16, "{order_no}");
+        assert!(order_no.bytes().all(|c| c.is_ascii_digit()), "{order_no}");
+    }
+    // Sequence numbers follow each other; the random tails do not.
+    let tail = |o: &str| o[21..].parse::<u64>().unwrap();
+    assert_ne!(tail(&a), tail(&b));
+    assert_ne!(tail(&a) + 1, tail(&b));
+}

@@ -49,6 +49,7 @@ pub async fn run(args: Vec<String>) -> i32 {
             return 2;
         }
     };
+    let secrets = super::redact::secrets_of(&control);
     match send(&control, ca_file.as_deref(), request).await {
         Ok(answer) => {
             println!(
@@ -58,6 +59,8 @@ pub async fn run(args: Vec<String>) -> i32 {
             0
         }
         Err(message) => {
+            // Messages name the URL redacted; scrubbing catches any library text quoting it.
+            let message = super::redact::scrub(&message, &secrets);
             eprintln!("storefront-sandbox trigger: {message}");
             1
         }
@@ -103,7 +106,12 @@ fn parse(args: Vec<String>) -> Result<Parsed, String> {
     let control = url::Url::parse(&control)
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
-        .ok_or_else(|| format!("the control URL {control:?} is not an http(s) URL"))?;
+        .ok_or_else(|| {
+            format!(
+                "the control URL {:?} is not an http(s) URL",
+                super::redact::text(&control)
+            )
+        })?;
     let buyer = || {
         let mut body = serde_json::Map::new();
         if let Some(c) = &channel {
@@ -279,15 +287,16 @@ async fn send(
     if let Some(body) = &request.body {
         builder = builder.json(body);
     }
+    let shown = super::redact::url(control);
     let response = builder
         .send()
         .await
-        .map_err(|e| format!("the sandbox at {control} did not answer ({e})"))?;
+        .map_err(|e| format!("the sandbox at {shown} did not answer ({})", describe(e)))?;
     let status = response.status();
     let text = response
         .text()
         .await
-        .map_err(|e| format!("reading the answer failed: {e}"))?;
+        .map_err(|e| format!("reading the answer failed: {}", describe(e)))?;
     let body: Value = serde_json::from_str(&text).unwrap_or(Value::String(text));
     if status.is_success() {
         Ok(body)
@@ -296,6 +305,19 @@ async fn send(
         let detail = body["error_description"].as_str().unwrap_or("");
         Err(format!("HTTP {} {code}: {detail}", status.as_u16()))
     }
+}
+
+/// An HTTP error without its URL (which may carry a password), with its causes.
+fn describe(error: reqwest::Error) -> String {
+    let error = error.without_url();
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(&error);
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
+    }
+    text
 }
 
 #[cfg(test)]

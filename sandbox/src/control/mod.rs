@@ -40,23 +40,19 @@ async fn clock(State(shared): State<Arc<AppState>>) -> Json<Value> {
     Json(clock_json(&shared))
 }
 
-/// Body of POST /_sandbox/clock/advance.
-#[derive(Debug, Deserialize)]
-pub struct Advance {
-    seconds: i64,
-}
-
+/// POST /_sandbox/clock/advance `{"seconds"}`: moves the clock forward. A negative value gives
+/// 400 `invalid_request`; one the clock cannot hold (more than
+/// [`crate::clock::MAX_OFFSET_SECONDS`] ahead in all, or beyond `i64`) gives 400
+/// `clock_out_of_range`, both with `field` `seconds`, and the clock stays where it was.
 async fn advance_clock(
     State(shared): State<Arc<AppState>>,
-    JsonBody(body): JsonBody<Advance>,
-) -> Result<Json<Value>, crate::error::ApiError> {
-    if body.seconds < 0 {
-        return Err(
-            crate::error::ApiError::invalid_request("the clock only moves forward")
-                .field("seconds"),
-        );
-    }
-    shared.clock.advance(body.seconds);
+    JsonBody(body): JsonBody<Value>,
+) -> Result<Json<Value>, ApiError> {
+    // Numbers beyond i64 saturate, so the clock refuses them as too far.
+    let seconds = crate::extract::json_integer(&body["seconds"]).ok_or_else(|| {
+        ApiError::invalid_request("seconds must be a whole number of seconds").field("seconds")
+    })?;
+    shared.clock.advance(seconds)?;
     Ok(Json(clock_json(&shared)))
 }
 

@@ -28,11 +28,41 @@ pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/", get(overview))
         .route("/payments/{order_no}", get(payment))
+        .route("/dashboard.js", get(script))
+        .route("/dashboard.css", get(style))
 }
 
 /// The overview at `/_sandbox/` (a route nested at `/_sandbox` matches `/_sandbox` only).
 pub fn root_routes() -> Router<Arc<AppState>> {
     Router::new().route(&format!("{}/", crate::seed::CONTROL_PREFIX), get(overview))
+}
+
+/// The dashboard's Content-Security-Policy: script and style only from the sandbox's own files
+/// (no `'unsafe-inline'`), requests and forms only to itself, never framed.
+pub const CSP: &str = "default-src 'none'; style-src 'self'; script-src 'self'; \
+     connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// A static asset of the dashboard, revalidated on each load and never sniffed.
+fn asset(content_type: &'static str, body: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, content_type),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+/// GET /_sandbox/dashboard.js: the pages' script.
+async fn script() -> Response {
+    asset("text/javascript; charset=utf-8", pages::SCRIPT)
+}
+
+/// GET /_sandbox/dashboard.css: the pages' style sheet.
+async fn style() -> Response {
+    asset("text/css; charset=utf-8", pages::STYLE)
 }
 
 /// An HTML answer that is never cached, loads nothing from elsewhere and sends no referrer.
@@ -42,11 +72,7 @@ fn html(body: String) -> Response {
             (header::CONTENT_TYPE, "text/html; charset=utf-8"),
             (header::CACHE_CONTROL, "no-store"),
             (header::REFERRER_POLICY, "no-referrer"),
-            (
-                header::CONTENT_SECURITY_POLICY,
-                "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; \
-                 connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-            ),
+            (header::CONTENT_SECURITY_POLICY, CSP),
         ],
         body,
     )

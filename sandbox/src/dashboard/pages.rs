@@ -1,6 +1,7 @@
-//! HTML of the dashboard pages, from the read-only views of [`super::view`] only. Inline CSS,
-//! one small inline script (buttons POST/PUT/DELETE JSON to the control endpoints, then the page
-//! reloads), no external assets. Every text taken from state is escaped.
+//! HTML of the dashboard pages, from the read-only views of [`super::view`] only. No inline
+//! style or script (the CSP allows neither): the style sheet and the script (buttons
+//! POST/PUT/DELETE JSON to the control endpoints with the dashboard token, then the page
+//! reloads) are served by the sandbox itself. Every text taken from state is escaped.
 
 use std::fmt::Write;
 
@@ -64,12 +65,23 @@ fn control(path: &str) -> String {
     format!("{CONTROL_PREFIX}{path}")
 }
 
-/// A form whose buttons send JSON to a control endpoint (see the page script).
-fn action_form(url: &str, method: &str, body: &str, inner: &str) -> String {
+/// The hidden field carrying the dashboard token that every form sends (form rule of
+/// [`crate::guard`]; the script sends it as `X-Sandbox-Token`).
+fn token_field(view: &DashboardView) -> String {
     format!(
-        r#"<form class="act" data-url="{}" data-method="{method}" data-body="{}">{inner}</form>"#,
+        r#"<input type="hidden" name="{}" value="{}">"#,
+        crate::guard::form_token::FIELD,
+        esc(&view.form_token)
+    )
+}
+
+/// A form whose buttons send JSON to a control endpoint (see the page script).
+fn action_form(view: &DashboardView, url: &str, method: &str, body: &str, inner: &str) -> String {
+    format!(
+        r#"<form class="act" data-url="{}" data-method="{method}" data-body="{}">{}{inner}</form>"#,
         esc(url),
-        esc(body)
+        esc(body),
+        token_field(view)
     )
 }
 
@@ -89,77 +101,16 @@ fn body_button(label: &str, name: &str, body: &str) -> String {
     )
 }
 
-const STYLE: &str = r#"
-body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#1d2733;background:#f4f6f8}
-header{background:#1d2733;color:#fff;padding:.6em 1.2em;display:flex;gap:1.5em;align-items:center;flex-wrap:wrap}
-header a{color:#9cd2ff}header h1{font-size:1.2em;margin:0}
-main{padding:0 1.2em 2em}
-section{background:#fff;border:1px solid #d5dbe1;border-radius:6px;margin:1em 0;padding:.6em 1em}
-h2{font-size:1.05em;margin:.2em 0 .6em}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #e5e9ed;vertical-align:top}
-th{font-weight:600;color:#4a5866;background:#f8fafb}
-code,pre{font:12px/1.35 ui-monospace,monospace}pre{white-space:pre-wrap;word-break:break-all;background:#f3f5f7;padding:6px;margin:4px 0}
-form.act{display:inline-flex;gap:4px;align-items:center;margin:2px 6px 2px 0;flex-wrap:wrap}
-button{font:inherit;padding:2px 10px;border:1px solid #7b8a99;border-radius:4px;background:#fff;cursor:pointer}
-button:hover{background:#e8f1fb}button:disabled{opacity:.5}
-input,select{font:inherit;padding:1px 4px}input[type=number]{width:7em}
-.st{display:inline-block;padding:0 6px;border-radius:8px;background:#e5e9ed;font-weight:600}
-.st-paid,.st-delivered{background:#cdebd3;color:#175a26}.st-refunded,.st-chargeback{background:#f6dfc4;color:#7a4506}
-.st-expired,.st-failed{background:#f5d0d0;color:#8a1c1c}.st-review{background:#efe3a8;color:#5d4c00}.st-pending{background:#dde8f5;color:#1d4a7a}
-#flash{margin:.8em 0 0;padding:.4em .8em;border-radius:4px}#flash:empty{display:none}
-#flash.ok{background:#cdebd3}#flash.err{background:#f5d0d0;white-space:pre-wrap}
-.muted{color:#6b7885}dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0}dt{color:#4a5866}dd{margin:0}
-details>summary{cursor:pointer}
-"#;
+/// The pages' style sheet, served at `/_sandbox/dashboard.css` (the CSP allows no inline style).
+pub const STYLE: &str = include_str!("dashboard.css");
 
-const SCRIPT: &str = r#"
-(() => {
-  const KEY = 'sandbox-dashboard-flash';
-  const flash = document.getElementById('flash');
-  const last = sessionStorage.getItem(KEY);
-  if (last) { sessionStorage.removeItem(KEY); flash.textContent = last; flash.className = 'ok'; }
-  document.addEventListener('submit', async (event) => {
-    const form = event.target;
-    if (!form.dataset.url) return;
-    event.preventDefault();
-    const button = event.submitter;
-    const url = (button && button.dataset.url) || form.dataset.url;
-    const method = (button && button.dataset.method) || form.dataset.method || 'POST';
-    const body = Object.assign({}, JSON.parse(form.dataset.body || '{}'),
-      JSON.parse((button && button.dataset.body) || '{}'));
-    for (const el of form.elements) {
-      if (!el.name || el.tagName === 'BUTTON' || el.value === '') continue;
-      body[el.name] = el.type === 'number' ? Number(el.value) : el.value;
-    }
-    const label = ((button && button.textContent) || 'action').trim() + ': ' + method + ' ' + url;
-    const buttons = form.querySelectorAll('button');
-    buttons.forEach((b) => { b.disabled = true; });
-    try {
-      const init = { method, headers: {} };
-      if (method !== 'DELETE') {
-        init.headers['content-type'] = 'application/json';
-        init.body = JSON.stringify(body);
-      }
-      const res = await fetch(url, init);
-      if (res.ok) {
-        sessionStorage.setItem(KEY, '\u2713 ' + label + ' \u2192 ' + res.status);
-        location.reload();
-        return;
-      }
-      flash.textContent = '\u2717 ' + label + ' \u2192 ' + res.status + ' ' + (await res.text());
-      flash.className = 'err';
-    } catch (e) {
-      flash.textContent = '\u2717 ' + label + ': ' + e;
-      flash.className = 'err';
-    }
-    buttons.forEach((b) => { b.disabled = false; });
-  });
-})();
-"#;
+/// The pages' script, served at `/_sandbox/dashboard.js` (the CSP allows no inline script).
+pub const SCRIPT: &str = include_str!("dashboard.js");
 
 fn page(title: &str, view: &DashboardView, content: &str) -> String {
     let worker = if view.worker_paused {
         action_form(
+            view,
             &control("/notifications/worker"),
             "PUT",
             r#"{"enabled":true}"#,
@@ -170,6 +121,7 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         )
     } else {
         action_form(
+            view,
             &control("/notifications/worker"),
             "PUT",
             r#"{"enabled":false}"#,
@@ -185,8 +137,9 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         body_button("Pause sweep", "pause-sweep", r#"{"enabled":false}"#)
     };
     let sweep = format!(
-        r#"<form class="act" data-url="{url}" data-method="POST"><span class="st {class}">sweep {state}</span><button type="submit" name="run-sweep">Run sweep now</button>{toggle}</form>"#,
+        r#"<form class="act" data-url="{url}" data-method="POST">{token}<span class="st {class}">sweep {state}</span><button type="submit" name="run-sweep">Run sweep now</button>{toggle}</form>"#,
         url = esc(&control("/sweep")),
+        token = token_field(view),
         class = if view.sweep_paused {
             "st-failed"
         } else {
@@ -200,6 +153,7 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         toggle = sweep_toggle.replace("<button ", r#"<button data-method="PUT" "#),
     );
     let advance = action_form(
+        view,
         &control("/clock/advance"),
         "POST",
         "{}",
@@ -212,14 +166,14 @@ fn page(title: &str, view: &DashboardView, content: &str) -> String {
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>{title}</title><style>{STYLE}</style></head>
+<title>{title}</title><link rel="stylesheet" href="{home}/dashboard.css"></head>
 <body><header><h1><a href="{home}/">Sandbox dashboard</a></h1>
 <div id="clock">Sandbox clock <code>{now}</code> <span class="muted">(real time {offset:+} s)</span></div></header>
 <main><div id="flash" role="status"></div>
 <noscript><p>The buttons need JavaScript (they send JSON to the control endpoints).</p></noscript>
 <section id="controls"><h2>Sandbox</h2>{advance} {worker} {sweep}</section>
 {content}
-</main><script>{SCRIPT}</script></body></html>
+</main><script src="{home}/dashboard.js"></script></body></html>
 "#,
         title = esc(title),
         home = CONTROL_PREFIX,
@@ -354,12 +308,14 @@ fn catalog(html: &mut String, view: &DashboardView) {
                 format!(
                     "{}{}",
                     action_form(
+                        view,
                         &format!("{base}/pay"),
                         "POST",
                         "{}",
                         &button("Pay (card)", "trade-pay")
                     ),
                     action_form(
+                        view,
                         &format!("{base}/cancel"),
                         "POST",
                         "{}",
@@ -392,6 +348,7 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
         html.push_str("<table><tr><th>id</th><th>method</th><th>path</th><th>effect</th><th>times left</th><th></th></tr>");
         for f in &view.faults {
             let remove = action_form(
+                view,
                 &control(&format!("/faults/{}", f.id)),
                 "DELETE",
                 "{}",
@@ -409,6 +366,7 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
         }
         html.push_str("</table>");
         html.push_str(&action_form(
+            view,
             &control("/faults"),
             "DELETE",
             "{}",
@@ -440,6 +398,7 @@ fn faults_and_limits(html: &mut String, view: &DashboardView) {
         }
         html.push_str("</table>");
         html.push_str(&action_form(
+            view,
             &control("/limits"),
             "DELETE",
             "{}",
@@ -610,20 +569,23 @@ pub fn payment(view: &DashboardView, p: &PaymentView) -> String {
     html.push_str(r#"<section id="actions"><h2>Act as the service</h2>"#);
     let _ = write!(
         html,
-        r#"<form class="act" id="buyer" data-url="{pay}" data-method="POST" data-body="{{}}"><label>Channel <select name="payment_no">{channels}</select></label>
+        r#"<form class="act" id="buyer" data-url="{pay}" data-method="POST" data-body="{{}}">{token}<label>Channel <select name="payment_no">{channels}</select></label>
 <label>Buyer <select name="user"><option value="">anonymous</option>{users}</select></label>
 <button type="submit" name="pay">Pay</button><button type="submit" name="session" data-url="{session}">Start checkout session</button></form>"#,
+        token = token_field(view),
         pay = esc(&format!("{base}/checkout/pay")),
         session = esc(&format!("{base}/checkout/session")),
     );
     html.push_str("<div>");
     html.push_str(&action_form(
+        view,
         &format!("{base}/checkout/unclear"),
         "POST",
         "{}",
         &button("Channel answer unclear", "unclear"),
     ));
     html.push_str(&action_form(
+        view,
         &format!("{base}/force"),
         "POST",
         "{}",
@@ -638,6 +600,7 @@ pub fn payment(view: &DashboardView, p: &PaymentView) -> String {
         .collect::<String>(),
     ));
     html.push_str(&action_form(
+        view,
         &format!("{base}/expire"),
         "POST",
         "{}",
@@ -673,6 +636,7 @@ pub fn payment(view: &DashboardView, p: &PaymentView) -> String {
                 "Redeliver now"
             };
             let redeliver = action_form(
+                view,
                 &format!("{base}/notifications/{}/redeliver", r.event_id),
                 "POST",
                 "{}",

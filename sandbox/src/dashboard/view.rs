@@ -44,6 +44,9 @@ pub struct DashboardView {
     pub limit_window_seconds: i64,
     /// Seeded buyers' platform-coin wallets, by user id.
     pub wallets: BTreeMap<String, i64>,
+    /// The dashboard token every form carries in a hidden field (form rule of
+    /// [`crate::guard`]). The pages' only secret: it lets this sandbox's own pages change it.
+    pub form_token: String,
 }
 
 /// Attempts listed on the overview.
@@ -83,6 +86,7 @@ impl DashboardView {
             limits,
             limit_window_seconds,
             wallets: inspect.wallets(),
+            form_token: shared.guard.token.value().to_owned(),
         }
     }
 

@@ -285,7 +285,7 @@ pub async fn expire(
         .expires_at;
     let left = (expires_at - shared.clock.now()).as_seconds_f64().ceil() as i64;
     let advanced = left.max(0);
-    shared.clock.advance(advanced);
+    shared.clock.advance(advanced)?;
     let now = shared.clock.now();
     let mut db = shared.db();
     let db = &mut *db;

@@ -255,7 +255,9 @@ pub fn build_payment(
         .unwrap_or_default();
     Ok(MerchantPayment {
         seq,
-        order_no: format!("{stamp}{seq:07}"),
+        // Digits only, as before; the 16 random digits (53 bits from the CSPRNG) make the
+        // number unguessable: the control routes act on a payment by its number alone.
+        order_no: format!("{stamp}{seq:07}{}", crate::ids::random_digits(16)),
         merchant_no: merchant_no.to_owned(),
         external_reference: params.external_reference.clone(),
         amount_minor: params.amount_minor,

@@ -227,3 +227,128 @@ impl Drop for Running {
         let _ = self.0.wait();
     }
 }
+
+/// The standalone binary of this package.
+pub const BINARY: &str = env!("CARGO_BIN_EXE_storefront-sandbox");
+
+/// The standalone binary, started on an ephemeral port and killed on drop, with its ready file
+/// and an HTTP client for it (for tests that must run against the binary itself).
+pub struct Binary {
+    _running: Running,
+    /// The ready file the binary wrote.
+    pub ready_path: std::path::PathBuf,
+    /// The ready file's content.
+    pub ready: Value,
+    /// A plain HTTP client.
+    pub http: reqwest::Client,
+}
+
+impl Binary {
+    /// Starts the binary with `--port 0 --ready-file` in a scratch directory named after `name`.
+    pub fn start(name: &str) -> Binary {
+        let dir = scratch_dir(name);
+        let ready_path = dir.join("ready.json");
+        let child = std::process::Command::new(BINARY)
+            .args(["--port", "0", "--ready-file"])
+            .arg(&ready_path)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("the binary starts");
+        let running = Running(child);
+        let ready = loop {
+            if let Ok(text) = std::fs::read_to_string(&ready_path) {
+                break serde_json::from_str::<Value>(&text).expect("the ready file is JSON");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        Binary {
+            _running: running,
+            ready_path,
+            ready,
+            http: http_client(None),
+        }
+    }
+
+    /// The origin it listens on.
+    pub fn origin(&self) -> &str {
+        self.ready["origin"].as_str().unwrap()
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        url::Url::parse(self.origin()).unwrap().port().unwrap()
+    }
+
+    /// Control URL + path.
+    pub fn control(&self, path: &str) -> String {
+        format!("{}{path}", self.ready["control_url"].as_str().unwrap())
+    }
+
+    /// `{base_url}` + path.
+    pub fn api(&self, path: &str) -> String {
+        format!("{}{path}", self.ready["base_url"].as_str().unwrap())
+    }
+
+    /// The main merchant client's token.
+    pub async fn merchant_token(&self) -> String {
+        let answer = answer(
+            self.http
+                .post(self.ready["token_endpoint"].as_str().unwrap())
+                .form(&[
+                    ("grant_type", "client_credentials"),
+                    ("client_id", seed::MERCHANT_CLIENT_ID),
+                    ("client_secret", seed::MERCHANT_CLIENT_SECRET),
+                ])
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+        answer.body["access_token"].as_str().unwrap().to_owned()
+    }
+
+    /// Creates a card payment; returns its create answer.
+    pub async fn create_payment(&self, token: &str, key: &str) -> Value {
+        let answer = answer(
+            self.http
+                .post(self.api("/openapi/v1/merchant-payments"))
+                .bearer_auth(token)
+                .json(&json!({
+                    "external_reference": format!("order-{key}"),
+                    "idempotency_key": key,
+                    "amount_minor": 1250,
+                    "currency": "USD",
+                }))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text);
+        answer.body
+    }
+
+    /// The payment's status as the service API reports it.
+    pub async fn status_of(&self, token: &str, order_no: &str) -> String {
+        let answer = answer(
+            self.http
+                .get(self.api(&format!("/openapi/v1/merchant-payments/{order_no}")))
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+        answer.body["status"].as_str().unwrap().to_owned()
+    }
+
+    /// The sandbox clock's offset in seconds.
+    pub async fn clock_offset(&self) -> i64 {
+        let answer = answer(self.http.get(self.control("/clock")).send().await.unwrap()).await;
+        assert_eq!(answer.status, StatusCode::OK, "{}", answer.text);
+        answer.body["offset_seconds"].as_i64().unwrap()
+    }
+}
