@@ -117,12 +117,12 @@ async fn requests_naming_a_host_the_sandbox_does_not_serve_are_refused() {
         .to_owned();
     let port = sandbox.port();
     let evil_with_port = format!("evil.example:{port}");
-    let other_port = format!("127.0.0.1:{}", port.wrapping_add(1));
+    let lookalike = format!("127.0.0.1.evil.example:{port}");
     let send = |method: reqwest::Method, url: String, host: String| {
         let request = sandbox.http.request(method, url).header("host", host);
         async move { answer(request.send().await.unwrap()).await }
     };
-    for host in ["evil.example", evil_with_port.as_str(), other_port.as_str()] {
+    for host in ["evil.example", evil_with_port.as_str(), lookalike.as_str()] {
         for (method, url) in [
             (reqwest::Method::GET, sandbox.control("/")),
             (reqwest::Method::GET, sandbox.control("/clock")),
@@ -147,8 +147,12 @@ async fn requests_naming_a_host_the_sandbox_does_not_serve_are_refused() {
     }
     // The force and reset above did nothing.
     assert_eq!(sandbox.status_of(&token, &order_no).await, "pending");
-    // The loopback names on the sandbox's own port are served.
-    for host in [format!("localhost:{port}"), format!("127.0.0.1:{port}")] {
+    // The loopback names are served, on any port (a port mapping presents another one).
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{}", port.wrapping_add(1)),
+    ] {
         let page = send(reqwest::Method::GET, sandbox.control("/"), host.clone()).await;
         assert_eq!(page.status, StatusCode::OK, "Host {host}");
     }

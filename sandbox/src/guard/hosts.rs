@@ -15,15 +15,14 @@ struct Extra {
 
 /// The hosts the sandbox answers (rule: every request's `Host` must be one of them).
 ///
-/// Always served: `127.0.0.1`, `localhost`, `[::1]` and the host of the sandbox's own origin,
-/// each on the sandbox's own port only (or without a port when that port is the scheme's
-/// default). Extra entries (`SandboxOptions::allowed_hosts`, `--allow-host`) are `NAME`
+/// Always served: `127.0.0.1`, `localhost`, `[::1]` and the host of the sandbox's own origin, on
+/// any port: a rebinding page names its own host, never these, and a port mapping (Docker's
+/// `-p 9000:8080`, an SSH tunnel) presents another port than the one the sandbox listens on.
+/// Extra entries (`SandboxOptions::allowed_hosts`, `--allow-host`) are `NAME`
 /// (any port, for tunnels and proxies that present their own) or `NAME:PORT` (that port only).
 #[derive(Debug, Clone)]
 pub struct ServedHosts {
     own: Vec<String>,
-    port: u16,
-    default_port: bool,
     extra: Vec<Extra>,
 }
 
@@ -32,10 +31,6 @@ impl ServedHosts {
     /// plus `extra` entries. Refuses an extra entry that is not `NAME` or `NAME:PORT`.
     pub fn new(origin: &str, extra: &[String]) -> Result<ServedHosts, String> {
         let url = url::Url::parse(origin).map_err(|e| format!("bad origin {origin:?}: {e}"))?;
-        let port = url
-            .port_or_known_default()
-            .ok_or_else(|| format!("origin {origin:?} has no port"))?;
-        let default_port = url.port().is_none();
         let mut own: Vec<String> = ["127.0.0.1", "localhost", "[::1]"]
             .map(str::to_owned)
             .to_vec();
@@ -46,12 +41,7 @@ impl ServedHosts {
             .iter()
             .map(|entry| parse_extra(entry))
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(ServedHosts {
-            own,
-            port,
-            default_port,
-            extra,
-        })
+        Ok(ServedHosts { own, extra })
     }
 
     /// Whether a request whose `Host` (or HTTP/2 authority) is `value` is served.
@@ -64,11 +54,7 @@ impl ServedHosts {
         }
         let host = authority.host().to_ascii_lowercase();
         let port = authority.port_u16();
-        let own_port = match port {
-            Some(port) => port == self.port,
-            None => self.default_port,
-        };
-        (own_port && self.own.contains(&host))
+        self.own.contains(&host)
             || self
                 .extra
                 .iter()
@@ -93,7 +79,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn loopback_names_on_the_own_port_and_extra_hosts_are_served() {
+    fn loopback_names_on_any_port_and_extra_hosts_are_served() {
         let hosts = ServedHosts::new(
             "http://127.0.0.1:8080",
             &["sandbox.test".into(), "Box.Lan:9000".into()],
@@ -107,14 +93,14 @@ mod tests {
             "sandbox.test",
             "sandbox.test:443",
             "box.lan:9000",
+            "127.0.0.1:8081",
+            "localhost",
         ] {
             assert!(hosts.serves(served), "{served}");
         }
         for refused in [
             "evil.example",
             "evil.example:8080",
-            "127.0.0.1:8081",
-            "localhost",
             "box.lan:9001",
             "user@localhost:8080",
             "",
