@@ -247,11 +247,12 @@ async fn run_chaos(run: Run, url: &str) {
     // PHP's receivers fork; their orphans are ours to wait for (dropped after the receivers).
     let _subreaper = (run.kind == Kind::Php).then(receiver::Subreaper::set);
 
-    // The app's tables and the inbox's, before any receiver runs.
-    let mut app = AppDb::connect(url).await.expect("app database");
-    app.create_schema().await.expect("app tables");
+    // The inbox's tables and the app's, before any receiver runs. The inbox first: it creates
+    // the SQLite file private (0600), which the app's driver would create with its umask.
     let inbox = Inbox::open(url, WebhookVerifier::new([SECRET]).unwrap()).expect("inbox");
     inbox.status().await.expect("inbox tables");
+    let mut app = AppDb::connect(url).await.expect("app database");
+    app.create_schema().await.expect("app tables");
 
     let proxy = Arc::new(Proxy::start(RECEIVERS, seed, 0.2, 0.15).await);
     let receivers = Arc::new(Mutex::new(Receivers {

@@ -60,21 +60,21 @@ fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path).unwrap().mode() & 0o7777
 }
 
-/// Opens the inbox on `db` and makes it touch the file; returns the store error's message.
+/// Opens the inbox on `db`; returns why it was refused (a configuration error at open: the
+/// inbox creates or checks its file there).
 async fn refusal(db: &Path) -> String {
-    let inbox = Inbox::open(
+    match Inbox::open(
         &format!("sqlite://{}", db.display()),
         WebhookVerifier::new([SECRET]).unwrap(),
-    )
-    .unwrap();
-    match inbox.status().await {
-        Err(InboxError::Store(message)) => message,
-        other => panic!("the inbox on {} was not refused: {other:?}", db.display()),
+    ) {
+        Err(InboxError::Config(message)) => message,
+        Err(other) => panic!("the inbox on {} failed otherwise: {other:?}", db.display()),
+        Ok(_) => panic!("the inbox on {} was not refused", db.display()),
     }
 }
 
-/// The happy path stays: a fresh file in a private folder is created 0600, and so are the
-/// files SQLite adds beside it.
+/// The happy path stays: a fresh file in a private folder is created 0600 at open (before the
+/// app's own driver could create it with its umask), and so are the files SQLite adds beside it.
 #[tokio::test]
 async fn a_private_folder_gets_a_private_database() {
     let folder = Folder::new("ok");
@@ -84,6 +84,7 @@ async fn a_private_folder_gets_a_private_database() {
         WebhookVerifier::new([SECRET]).unwrap(),
     )
     .unwrap();
+    assert_eq!(mode(&db), 0o600, "created at open");
     inbox.status().await.unwrap();
     for name in ["inbox.db", "inbox.db-wal", "inbox.db-shm"] {
         assert_eq!(mode(&folder.join(name)), 0o600, "{name}");

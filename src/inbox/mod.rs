@@ -506,7 +506,7 @@ impl Inbox {
                     .to_file_path()
                     .map_err(|_| bad("a sqlite inbox URL needs an absolute file path".into()))?;
                 Ok(Inbox::with_store(
-                    Box::new(sqlite::SqliteInbox::new(path)),
+                    Box::new(sqlite::SqliteInbox::new(path)?),
                     verifier,
                     "sqlite",
                 ))

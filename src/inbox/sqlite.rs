@@ -96,10 +96,15 @@ impl From<OpenError> for InboxError {
 }
 
 impl SqliteInbox {
-    pub fn new(path: PathBuf) -> Self {
-        SqliteInbox {
+    /// The inbox on the file at `path`, created now (mode 0600, [`SqliteFile::create_private`])
+    /// so that an untrusted or unusable path is a configuration error at open, and so that the
+    /// app's own driver, connecting later for its completing transaction, finds the private file
+    /// instead of creating one with its umask. Tables are created on first use.
+    pub fn new(path: PathBuf) -> InboxResult<Self> {
+        SqliteFile::create_private(&path).map_err(|e| InboxError::Config(e.0))?;
+        Ok(SqliteInbox {
             file: Arc::new(SqliteFile::new(path, BUSY, SCHEMA)),
-        }
+        })
     }
 
     /// Runs `op` in one immediate transaction on a blocking thread.

@@ -43,6 +43,13 @@ impl SqliteFile {
         }
     }
 
+    /// Creates the file at `path` now, or checks the one there ([`trust`]: a private folder, a
+    /// regular 0600 file of this user), without opening it in SQLite.
+    pub fn create_private(path: &std::path::Path) -> Result<(), OpenError> {
+        let _inside = fork::enter();
+        trust::prepare_private(path)
+    }
+
     /// Opens the connection if needed, runs `op` in one immediate transaction with the host's
     /// clock (ms since the epoch, read once the write lock is held), commits; after an error
     /// the connection is dropped and the next operation opens a new one.

@@ -216,8 +216,9 @@ struct ReceiptJson<'a> {
 /// several during a rotation; none gives `SF_RESULT_WEBHOOK_NO_SECRETS`). `options_json` is NULL
 /// or `{"tolerance_s": 300}` (the timestamp tolerance both ways, default the contract's 5
 /// minutes; strict: an unknown key is `SF_RESULT_VALIDATION`). Tables are created on first use;
-/// nothing connects here; the SQLite file is created mode 0600. A bad or unsupported URL gives
-/// `SF_RESULT_CONFIG`.
+/// nothing connects here; the SQLite file is created here, mode 0600, in a folder only this user
+/// can write. A bad or unsupported URL, or a SQLite file or folder that cannot be trusted (another
+/// user's, readable by others, a link; the message names it), gives `SF_RESULT_CONFIG`.
 ///
 /// On success `*inbox_out` receives a handle owned by the caller, released with
 /// `sf_inbox_free`. Open it in the process that uses it (after `fork()`, like a client: in a
