@@ -33,7 +33,8 @@
 # package list) equals what this file asks for; otherwise it is rebuilt under an exclusive flock,
 # in .NAME.build.XXXXXX beside it, and moved into place only when complete (a killed build leaves
 # a .build folder, removed by the next build, never a root that looks ready). root_run holds a
-# shared lock on the same file, so a root is never replaced under a running command.
+# shared lock on the same file (kept by the namespace's init, not passed on to CMD), so a root is
+# never replaced under a running command; a root_ensure that must rebuild waits for them.
 #
 # Host set-up (done by root_ensure when needed, on Debian 12): apt-get install debootstrap
 # qemu-user-static binfmt-support; mount binfmt_misc on /proc/sys/fs/binfmt_misc when it is not
@@ -147,11 +148,13 @@ _roots_host_prereqs() {
   fi
 }
 
-# _roots_ns_init ROOT CHDIR NBIND BIND... NENV ENV... CMD...: runs as PID 1 of the new PID
-# namespace, in the new mount namespace (host's bash, outside the root): mounts, then CMD.
+# _roots_ns_init ROOT CHDIR LOCKFD NBIND BIND... NENV ENV... CMD...: runs as PID 1 of the new PID
+# namespace, in the new mount namespace (host's bash, outside the root): mounts, then CMD. It keeps
+# the lock file descriptor LOCKFD (if not empty) open for as long as the namespace lives, but CMD
+# does not inherit it.
 _roots_ns_init() {
-  local root="$1" chdir="$2" n d i
-  shift 2
+  local root="$1" chdir="$2" lockfd="$3" n d i
+  shift 3
   local binds=() envs=()
   n="$1"; shift
   for ((i = 0; i < n; i++)); do binds+=("$1"); shift; done
@@ -188,8 +191,13 @@ _roots_ns_init() {
   local child rc
   trap '[[ -n "${child:-}" ]] && kill -TERM "$child" 2>/dev/null' TERM INT HUP
   # An asynchronous command's stdin would be /dev/null: give it ours explicitly.
-  chroot "$root" /usr/bin/env -i -C "$chdir" PATH="$_ROOTS_PATH" HOME=/root LANG=C.UTF-8 \
-    "${envs[@]}" "$@" 0<&0 &
+  if [[ -n "$lockfd" ]]; then
+    chroot "$root" /usr/bin/env -i -C "$chdir" PATH="$_ROOTS_PATH" HOME=/root LANG=C.UTF-8 \
+      "${envs[@]}" "$@" 0<&0 {lockfd}>&- &
+  else
+    chroot "$root" /usr/bin/env -i -C "$chdir" PATH="$_ROOTS_PATH" HOME=/root LANG=C.UTF-8 \
+      "${envs[@]}" "$@" 0<&0 &
+  fi
   child=$!
   while :; do
     wait "$child"
@@ -199,14 +207,15 @@ _roots_ns_init() {
   exit "$rc"
 }
 
-# _roots_exec ROOT BINDS_NAME ENVS_NAME CHDIR CMD...: CMD in ROOT in its own namespaces.
+# _roots_exec ROOT BINDS_NAME ENVS_NAME CHDIR LOCKFD CMD...: CMD in ROOT in its own namespaces
+# (BINDS_NAME, ENVS_NAME: names of arrays; LOCKFD: a descriptor CMD must not inherit, or "").
 _roots_exec() {
-  local root="$1" chdir="$4"
+  local root="$1" chdir="$4" lockfd="$5"
   local -n _binds="$2" _envs="$3"
-  shift 4
+  shift 5
   unshare --mount --propagation private --pid --fork --kill-child -- \
     bash -c "$(declare -f _roots_ns_init); _ROOTS_PATH='$_ROOTS_PATH'; _roots_ns_init \"\$@\"" \
-    _roots_ns_init "$root" "$chdir" "${#_binds[@]}" "${_binds[@]}" "${#_envs[@]}" "${_envs[@]}" "$@"
+    _roots_ns_init "$root" "$chdir" "$lockfd" "${#_binds[@]}" "${_binds[@]}" "${#_envs[@]}" "${_envs[@]}" "$@"
 }
 
 # _roots_rm DIR: removes a build or old root (never across a mount point).
@@ -252,7 +261,7 @@ _roots_build() {
   chmod 755 "$tmp/usr/sbin/policy-rc.d"
   cp /etc/resolv.conf "$tmp/etc/resolv.conf" 2>/dev/null || true
   # shellcheck disable=SC2086  # the package list is words
-  if ! _roots_exec "$tmp" no env / sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $pkgs && apt-get clean && rm -rf /var/lib/apt/lists/*" >>"$log" 2>&1; then
+  if ! _roots_exec "$tmp" no env / "" sh -c "apt-get update -q && apt-get install -y -q --no-install-recommends $pkgs && apt-get clean && rm -rf /var/lib/apt/lists/*" >>"$log" 2>&1; then
     echo "roots.sh: installing packages failed for $name; the end of $log:" >&2
     tail -n 30 "$log" >&2
     _roots_rm "$tmp"
@@ -318,6 +327,7 @@ root_run() {
   (
     exec {lock}>>"$cache/.$name.lock"
     flock -s "$lock"
-    _roots_exec "$root" binds envs "$chdir" "$@" {lock}>&-
+    # The namespace's init keeps the shared lock while anything runs in the root.
+    _roots_exec "$root" binds envs "$chdir" "$lock" "$@"
   )
 }
