@@ -12,6 +12,12 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=roots.sh
 source "$here/roots.sh"
 
+# The host side of the test needs python3 (the HTTP server) and pgrep.
+need=()
+command -v python3 >/dev/null || need+=(python3)
+command -v pgrep >/dev/null || need+=(procps)
+((${#need[@]} == 0)) || _roots_apt_install "${need[@]}"
+
 passed=0 failed=0
 tmp="$(mktemp -d)"
 http_pid=""

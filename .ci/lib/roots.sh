@@ -36,7 +36,7 @@
 # shared lock on the same file (kept by the namespace's init, not passed on to CMD), so a root is
 # never replaced under a running command; a root_ensure that must rebuild waits for them.
 #
-# Host set-up (done by root_ensure when needed, on Debian 12): apt-get install debootstrap
+# Host set-up (done by root_ensure when needed, on Debian 12; see also .ci/lib/roots.md): apt-get install debootstrap
 # qemu-user-static binfmt-support; mount binfmt_misc on /proc/sys/fs/binfmt_misc when it is not
 # (no systemd here to do it); `update-binfmts --enable qemu-aarch64`, which registers qemu with
 # the flags "PF": F (fix-binary) makes the kernel open the interpreter at registration, so it
@@ -104,6 +104,16 @@ _roots_mirror() {
   echo "$uri"
 }
 
+# _roots_apt_install PACKAGE...: on the host (apt-get update first only when needed); waits for
+# another apt to finish rather than failing on its lock.
+_roots_apt_install() {
+  local apt=(apt-get -y -q -o DPkg::Lock::Timeout=600)
+  if ! DEBIAN_FRONTEND=noninteractive "${apt[@]}" install "$@" >&2; then
+    "${apt[@]}" update >&2
+    DEBIAN_FRONTEND=noninteractive "${apt[@]}" install "$@" >&2
+  fi
+}
+
 # _roots_host_prereqs ARCH: debootstrap (and for a foreign ARCH, qemu with binfmt_misc, fix-binary).
 _roots_host_prereqs() {
   local arch="$1" host_arch need=()
@@ -116,10 +126,7 @@ _roots_host_prereqs() {
   fi
   if ((${#need[@]})); then
     echo "roots.sh: installing ${need[*]}" >&2
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >&2; then
-      apt-get update -q >&2
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${need[@]}" >&2
-    fi
+    _roots_apt_install "${need[@]}"
   fi
   [[ "$arch" == "$host_arch" ]] && return 0
   local qname
