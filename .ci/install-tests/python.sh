@@ -24,8 +24,8 @@ fi
 wheel="${wheels[0]}"
 echo "wheel: $(basename "$wheel"), $(stat -c %s "$wheel") bytes"
 case "$(basename "$wheel")" in
-  *-py3-none-manylinux_*.whl) pass "wheel file name carries a py3-none-manylinux tag" ;;
-  *) fail "wheel file name $(basename "$wheel") is not py3-none-manylinux_*" ;;
+  *-py3-none-manylinux2014_*.manylinux_2_17_*.whl) pass "wheel file name carries the py3-none manylinux2014 (glibc 2.17) tags" ;;
+  *) fail "wheel file name $(basename "$wheel") is not py3-none-manylinux2014_*.manylinux_2_17_*" ;;
 esac
 if (($(stat -c %s "$wheel") < 3000000)); then pass "wheel under 3 MB"; else fail "wheel is 3 MB or more"; fi
 
@@ -117,7 +117,7 @@ fi
 
 # The sandbox wheel in the same venv: `storefront-sandbox` on the venv's PATH, the
 # `storefront_sandbox` package, and its pytest plugin.
-sandbox_wheels=("$STOREFRONT_DIST"/sandbox/storefront_sandbox-*-py3-none-manylinux_*.whl)
+sandbox_wheels=("$STOREFRONT_DIST"/sandbox/storefront_sandbox-*-py3-none-manylinux*.whl)
 if ((${#sandbox_wheels[@]} == 1)); then
   pass "one sandbox wheel, $(basename "${sandbox_wheels[0]}"), $(stat -c %s "${sandbox_wheels[0]}") bytes"
 else

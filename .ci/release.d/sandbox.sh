@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Release step (run by .ci/release): the sandbox, for people without Rust, into $STOREFRONT_OUT/sandbox/:
 #   storefront-sandbox-<version>-<arch>-linux.tar.gz   the prebuilt binary, README, licences
-#   storefront_sandbox-<version>-py3-none-manylinux_<glibc>_<arch>.whl
+#   storefront_sandbox-<version>-py3-none-manylinux2014_<arch>.manylinux_2_17_<arch>.musllinux_1_2_<arch>.whl
 #       `pip install` puts the `storefront-sandbox` command on PATH (the binary under the wheel's
 #       .data/scripts, as ruff ships its own) plus the `storefront_sandbox` package (start it from
-#       Python, the pytest fixtures). The manylinux tag is the newest glibc symbol version the
-#       binary needs; it must need no library outside the manylinux policy (checked).
+#       Python, the pytest fixtures). The binary is static (musl, .ci/lib/cross.sh; checked), so
+#       the wheel installs on any Linux of its architecture, glibc (2.17+) or musl.
 # and, for PHP and JVM developers, the same binary in their own package manager's format:
 #   OUT/php/storefront-sandbox-php/              the Composer package storefront/sandbox (a
 #                                                "path" repository, like OUT/php/storefront-php):
@@ -34,8 +34,10 @@ out="$STOREFRONT_OUT/sandbox"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-cargo build --release --locked -p storefront-sandbox
-binary="${CARGO_TARGET_DIR:-$PWD/target}/release/storefront-sandbox"
+# A static musl binary (.ci/lib/cross.sh): no library to load, so it runs on any Linux of its
+# architecture (glibc of any age, Alpine's musl), and its wheel carries both tag families.
+source .ci/lib/cross.sh
+binary=$(cross_sandbox "$arch-unknown-linux-musl")
 reported=$("$binary" --help 2>&1 | head -1 || true)
 [[ "$reported" == usage:* ]] || { echo "sandbox: $binary does not run: $reported" >&2; exit 1; }
 
@@ -49,15 +51,15 @@ cp "$binary" "$work/$name/storefront-sandbox"
 cp sandbox/README.md sandbox/LICENSE-MIT sandbox/LICENSE-APACHE "$work/$name/"
 tar -C "$work" --owner=0 --group=0 --numeric-owner -czf "$out/$name.tar.gz" "$name"
 
-# The wheel's platform tag, from the binary's needs.
-needed=$(objdump -p "$binary" | awk '/NEEDED/ {print $2}' | sort -u)
-policy="libc.so.6 libm.so.6 libgcc_s.so.1 libpthread.so.0 libdl.so.2 librt.so.1 libutil.so.1 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1"
-for lib in $needed; do
-  [[ " $policy " == *" $lib "* ]] || { echo "sandbox: the binary needs $lib, outside the manylinux policy" >&2; exit 1; }
-done
-glibc=$(objdump -T "$binary" | grep -Eo 'GLIBC_[0-9]+\.[0-9]+' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n | tail -1)
-[[ -n "$glibc" ]] || { echo "sandbox: no glibc symbol versions found in $binary" >&2; exit 1; }
-tag="manylinux_${glibc%.*}_${glibc#*.}_$arch"
+# The wheel's platform tags: the binary needs no library at all (static), so it runs wherever
+# its architecture does: manylinux2014 (glibc 2.17+) and musllinux_1_2, one compressed tag set.
+if readelf -lW "$binary" | grep -q INTERP || readelf -dW "$binary" | grep -q NEEDED; then
+  echo "sandbox: $binary is not a static binary" >&2
+  exit 1
+fi
+# In the order `wheel pack` writes them into the file name.
+tags=("manylinux2014_$arch" "manylinux_2_17_$arch" "musllinux_1_2_$arch")
+tag=$(IFS=.; echo "${tags[*]}")
 
 python3 -m venv "$work/tools"
 "$work/tools/bin/python" -m pip install --quiet --disable-pip-version-check "wheel>=0.43"
@@ -79,7 +81,10 @@ cp sandbox/LICENSE-MIT sandbox/LICENSE-APACHE "$info/"
   echo
   cat sandbox/README.md
 } >"$info/METADATA"
-printf 'Wheel-Version: 1.0\nGenerator: storefront .ci/release.d/sandbox.sh\nRoot-Is-Purelib: false\nTag: py3-none-%s\n' "$tag" >"$info/WHEEL"
+{
+  printf 'Wheel-Version: 1.0\nGenerator: storefront .ci/release.d/sandbox.sh\nRoot-Is-Purelib: false\n'
+  printf 'Tag: py3-none-%s\n' "${tags[@]}"
+} >"$info/WHEEL"
 printf '[pytest11]\nstorefront_sandbox = storefront_sandbox.pytest_plugin\n' >"$info/entry_points.txt"
 "$work/tools/bin/python" -m wheel pack --dest-dir "$out" "$stage" >/dev/null
 wheel="$out/storefront_sandbox-$version-py3-none-$tag.whl"
