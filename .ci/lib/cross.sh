@@ -48,7 +48,7 @@ cross_target_added() {
   local target
   target=$(cross_rust_target "$1")
   rustup target list --installed 2>/dev/null | grep -qx "$target" \
-    || rustup target add "$target" >&2
+    || { echo "cross: the Rust target $target is not installed: rustup target add $target" >&2; return 1; }
 }
 
 cross_lib() {
