@@ -81,7 +81,7 @@ if pip_install "$sdk_wheel" pip-sdk.log; then
   pass "pip $(venv/bin/pip --version | cut -d' ' -f2) installs $(basename "$sdk_wheel")"
   if venv/bin/python -c 'import storefront; print(storefront.library_version())' >load.log 2>&1 \
     && [[ "$(cat load.log)" == "$version" ]]; then
-    pass "the SDK loads its library (version $version) under Python 3.9"
+    pass "the SDK loads its library (version $version) under $(venv/bin/python --version)"
   else
     show load.log
     fail "the SDK does not load its library in the root"
