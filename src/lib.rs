@@ -41,6 +41,7 @@ pub mod log_sink;
 pub mod money;
 mod operation;
 mod params;
+mod random;
 mod rate_limit;
 pub mod reconcile;
 mod retry;

@@ -343,9 +343,14 @@ impl Inner {
             .saturating_mul(1u32 << (retry.saturating_sub(1)).min(16))
             .min(p.max_delay);
         let half = exp / 2;
-        let mut bytes = [0u8; 4];
-        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
-        let frac = u32::from_le_bytes(bytes) as u64;
+        let frac = match crate::random::bytes::<4>() {
+            Ok(bytes) => u32::from_le_bytes(bytes) as u64,
+            Err(e) => {
+                // Without jitter, the longest delay of the range: never shorter than the policy.
+                tracing::warn!(error = %e, "retry backoff without jitter");
+                u32::MAX as u64
+            }
+        };
         half + Duration::from_nanos((half.as_nanos() as u64).saturating_mul(frac) >> 32)
     }
 

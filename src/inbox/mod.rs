@@ -731,9 +731,8 @@ impl Inbox {
     /// Claims up to `n` events for `lease`: the oldest waiting ones, at most one per payment,
     /// none of a payment whose previous event is still out. An empty list means nothing waits.
     pub async fn claim(&self, n: u32, lease: Duration) -> InboxResult<Vec<InboxEvent>> {
-        let mut bytes = [0u8; 16];
-        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
-        let claim = hex::encode(bytes);
+        let claim = crate::random::hex::<16>()
+            .map_err(|e| InboxError::Store(format!("no claim token: {e}")))?;
         let lease_ms = lease.as_millis().clamp(1, u64::MAX as u128) as u64;
         self.purge_when_due().await;
         self.store.claim(n.max(1), lease_ms, &claim).await

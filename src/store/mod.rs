@@ -552,13 +552,13 @@ struct Health {
 
 impl SharedState {
     pub fn new(url: &StoreUrl, ns: Namespace) -> crate::Result<SharedState> {
-        let mut bytes = [0u8; 12];
-        let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
+        let nonce = crate::random::hex::<12>()
+            .map_err(|e| crate::Error::Config(format!("shared_state: no lease holder id: {e}")))?;
         Ok(SharedState {
             store: url.open(ns)?,
             timeout: url.timeout,
             token_lease: url.token_lease,
-            holder: format!("{}-{}", std::process::id(), hex::encode(bytes)),
+            holder: format!("{}-{nonce}", std::process::id()),
             health: Mutex::new(Health::default()),
             round_trips: Default::default(),
         })

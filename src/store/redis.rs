@@ -299,10 +299,8 @@ fn class_key(class: LimitClass) -> &'static str {
 }
 
 /// A unique suffix for a rate entry (two admissions in one millisecond are two entries).
-fn member_suffix() -> String {
-    let mut bytes = [0u8; 8];
-    let _ = ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut bytes);
-    hex::encode(bytes)
+fn member_suffix() -> Result<String, StoreError> {
+    crate::random::hex::<8>().map_err(|e| StoreError(e.to_string()))
 }
 
 /// A number of milliseconds as a script argument (bounded so Lua's doubles stay exact).
@@ -319,7 +317,7 @@ impl Store for RedisStore {
                 .key(self.pause_key(admit.class))
                 .arg(admit.budget)
                 .arg(ms(admit.span_ms))
-                .arg(member_suffix());
+                .arg(member_suffix()?);
             let wait: i64 = self.invoke(&call).await?;
             Ok(match u64::try_from(wait) {
                 Ok(0) => Admission::Admitted,
