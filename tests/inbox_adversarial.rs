@@ -185,12 +185,25 @@ async fn what_held_still_holds_on_postgres() {
     held(&inbox).await;
 }
 
+/// The read calls in the store's current window for `client`'s namespace (the store must answer).
+async fn read_calls(client: &storefront::Client) -> u32 {
+    let status = client.shared_state().await;
+    assert!(status.available, "{status:?}");
+    status
+        .stored
+        .expect("the store answered")
+        .windows
+        .into_iter()
+        .find(|w| w.class == storefront::LimitClass::Read)
+        .expect("a read window")
+        .in_window
+}
+
 /// A `namespace` written as SQL (quotes, a statement terminator, a comment) or as a Redis key
 /// pattern is part of a key, never code: the store keeps working, the sentinel table survives,
 /// and two such namespaces do not share a budget with the plain one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_namespace_is_data_never_code() {
-    use storefront::LimitClass;
     let Some(pg) = PostgresServer::start() else {
         panic!("PostgreSQL is not installed: run .ci/install-servers.sh");
     };
@@ -215,31 +228,13 @@ async fn a_namespace_is_data_never_code() {
         )
         .unwrap();
         client.list_channels().await.unwrap();
-        let status = client.shared_state().await;
-        assert!(status.available, "{base}: {status:?}");
-        let read = status
-            .stored
-            .expect("the store answered")
-            .windows
-            .into_iter()
-            .find(|w| w.class == LimitClass::Read)
-            .unwrap();
-        assert!(read.in_window >= 1, "{base}: {read:?}");
+        assert!(read_calls(&client).await >= 1, "{base}");
         // The plain namespace saw none of those calls.
         let plain = storefront::Client::new(
             common::merchant_config(&h.sandbox).with_shared_state(format!("{base}?namespace=x")),
         )
         .unwrap();
-        let plain_read = plain
-            .shared_state()
-            .await
-            .stored
-            .expect("the store answered")
-            .windows
-            .into_iter()
-            .find(|w| w.class == LimitClass::Read)
-            .unwrap();
-        assert_eq!(plain_read.in_window, 0, "{base}: {plain_read:?}");
+        assert_eq!(read_calls(&plain).await, 0, "{base}");
     }
     let row = admin
         .query_one("SELECT count(*) FROM sentinel", &[])

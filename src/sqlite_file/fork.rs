@@ -42,8 +42,10 @@ static SLOTS: Mutex<Vec<Weak<Slot>>> = Mutex::new(Vec::new());
 static SWEPT: AtomicU32 = AtomicU32::new(0);
 static HANDLERS: Once = Once::new();
 
-/// Proof of being inside the gate; leaving it is dropping this.
-pub(crate) struct Inside(());
+/// Proof of being inside the gate, with the calling process's id; leaving it is dropping this.
+pub(crate) struct Inside {
+    pub pid: u32,
+}
 
 impl Drop for Inside {
     fn drop(&mut self) {
@@ -65,8 +67,10 @@ pub(crate) fn enter() -> Inside {
         }
         ACTIVE.fetch_sub(1, Ordering::SeqCst);
     }
-    let inside = Inside(());
-    sweep_inherited();
+    let inside = Inside {
+        pid: std::process::id(),
+    };
+    sweep_inherited(inside.pid);
     inside
 }
 
@@ -84,8 +88,7 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// In a process other than the one that last swept (a forked child), closes every connection
 /// opened by another process. They are idle: the fork happened outside the gate.
-fn sweep_inherited() {
-    let pid = std::process::id();
+fn sweep_inherited(pid: u32) {
     if SWEPT.load(Ordering::Acquire) == pid {
         return;
     }

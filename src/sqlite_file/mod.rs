@@ -57,7 +57,7 @@ impl SqliteFile {
     where
         E: From<rusqlite::Error> + From<OpenError>,
     {
-        let _inside = fork::enter();
+        let inside = fork::enter();
         // A worker that panicked cannot have left a transaction open (rusqlite rolls back on
         // drop), but reopen the connection to be safe.
         let mut guard = match self.conn.lock() {
@@ -68,7 +68,7 @@ impl SqliteFile {
                 guard
             }
         };
-        let outcome = self.run_locked(&mut guard, op);
+        let outcome = self.run_locked(inside.pid, &mut guard, op);
         if outcome.is_err() {
             *guard = None;
         }
@@ -77,13 +77,13 @@ impl SqliteFile {
 
     fn run_locked<T, E>(
         &self,
+        pid: u32,
         slot: &mut Option<Owned>,
         op: impl FnOnce(&Transaction<'_>, i64) -> Result<T, E>,
     ) -> Result<T, E>
     where
         E: From<rusqlite::Error> + From<OpenError>,
     {
-        let pid = std::process::id();
         if slot.as_ref().is_some_and(|owned| owned.pid != pid) {
             // Inherited through fork() (the sweep normally closed it already).
             *slot = None;
